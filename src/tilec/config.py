@@ -1,0 +1,107 @@
+"""Run-time settings: the only module that reads TILEC_* environment variables.
+
+``get()`` returns the active :class:`Config`; ``override(**changes)`` replaces fields for the
+duration of a ``with`` block (tests and the API use it instead of mutating the environment).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in _TRUE
+
+
+def _default_cache_dir(env: Mapping[str, str]) -> Path:
+    if sys.platform == "win32":
+        base = env.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "tilec" / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "tilec"
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tilec"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every knob tilec reads from the environment, typed."""
+
+    backend: str | None = None  # TILEC_BACKEND: "cpu" or "cuda" forces a backend
+    cache_dir: Path = Path(".")  # TILEC_CACHE_DIR
+    cache_enabled: bool = True  # TILEC_CACHE=0 disables the on-disk cache
+    num_threads: int = 0  # TILEC_NUM_THREADS: CPU grid threads (0 = all cores)
+    print_autotuning: bool = False  # TILEC_PRINT_AUTOTUNING
+    debug: bool = False  # TILEC_DEBUG: verify IR after every pass, keep artifacts
+    dump_dir: Path | None = None  # TILEC_DUMP_DIR: write every stage of every kernel here
+    disable_launcher: bool = False  # TILEC_DISABLE_LAUNCHER: use the pure-Python launcher
+    ptxas_path: str | None = None  # TILEC_PTXAS_PATH
+    libcuda_path: str | None = None  # TILEC_LIBCUDA_PATH
+    libdevice_path: str | None = None  # TILEC_LIBDEVICE_PATH
+    ptx_version: int | None = None  # TILEC_PTX_VERSION, e.g. 80 for PTX ISA 8.0
+    interpret: bool = False  # TILEC_INTERPRET / TRITON_INTERPRET: accepted, runs the CPU backend
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        env = os.environ if env is None else env
+        dump = env.get("TILEC_DUMP_DIR")
+        ptx = env.get("TILEC_PTX_VERSION", "").replace(".", "")
+        threads = env.get("TILEC_NUM_THREADS", "0")
+        return cls(
+            backend=(env.get("TILEC_BACKEND") or "").strip().lower() or None,
+            cache_dir=Path(env["TILEC_CACHE_DIR"]).expanduser()
+            if env.get("TILEC_CACHE_DIR")
+            else _default_cache_dir(env),
+            cache_enabled=env.get("TILEC_CACHE", "1").strip().lower() not in {"0", "false", "off"},
+            num_threads=int(threads) if threads.isdigit() else 0,
+            print_autotuning=_flag(env, "TILEC_PRINT_AUTOTUNING"),
+            debug=_flag(env, "TILEC_DEBUG"),
+            dump_dir=Path(dump) if dump else None,
+            disable_launcher=_flag(env, "TILEC_DISABLE_LAUNCHER"),
+            ptxas_path=env.get("TILEC_PTXAS_PATH") or None,
+            libcuda_path=env.get("TILEC_LIBCUDA_PATH") or None,
+            libdevice_path=env.get("TILEC_LIBDEVICE_PATH") or None,
+            ptx_version=int(ptx) if ptx.isdigit() else None,
+            interpret=_flag(env, "TILEC_INTERPRET") or _flag(env, "TRITON_INTERPRET"),
+        )
+
+
+_active: Config | None = None
+
+
+def get() -> Config:
+    """The active configuration (read from the environment on first use)."""
+    global _active
+    if _active is None:
+        _active = Config.from_env()
+    return _active
+
+
+def reload() -> Config:
+    """Re-read the environment (after a test changed it)."""
+    global _active
+    _active = Config.from_env()
+    return _active
+
+
+@contextlib.contextmanager
+def override(**changes: object) -> Iterator[Config]:
+    """Temporarily replace fields of the active configuration."""
+    global _active
+    names = {f.name for f in fields(Config)}
+    unknown = set(changes) - names
+    if unknown:
+        raise TypeError(f"unknown config field(s): {', '.join(sorted(unknown))}")
+    previous = get()
+    _active = replace(previous, **changes)  # type: ignore[arg-type]
+    try:
+        yield _active
+    finally:
+        _active = previous

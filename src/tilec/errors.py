@@ -1,0 +1,83 @@
+"""The one error hierarchy: every exception tilec raises on purpose derives from TilecError.
+
+Compile errors carry the SourceLoc of the offending kernel code; platform errors carry the same
+Finding that ``tilec doctor`` prints; each class names the CLI exit code it maps to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .source import SourceLoc
+
+
+class TilecError(Exception):
+    """Base class of every deliberate tilec error."""
+
+    exit_code = 1
+
+
+class UsageError(TilecError):
+    """Bad arguments to a tilec API or CLI command."""
+
+    exit_code = 2
+
+
+class CompileError(TilecError):
+    """A problem in kernel source, reported at ``file:line:col`` with a caret."""
+
+    def __init__(self, message: str, loc: SourceLoc | None = None) -> None:
+        self.message = message
+        self.loc = loc
+        super().__init__(loc.render(message) if loc is not None else message)
+
+
+class UnsupportedSyntax(CompileError):
+    """Python syntax that kernels may not use (rejected before any code is generated)."""
+
+
+class TileTypeError(CompileError):
+    """Type or shape errors: mismatched shapes, bad dtypes, non-power-of-2 ranges..."""
+
+
+class ConstexprError(CompileError):
+    """A value that must be known at compile time is not."""
+
+
+class UnsupportedFeature(CompileError):
+    """A language feature that tilec does not implement yet (never silently wrong)."""
+
+
+class LoweringError(TilecError):
+    """A tilec bug: IR that a backend cannot lower. The IR is attached as a note."""
+
+    def __init__(self, message: str, loc: SourceLoc | None = None, ir: str | None = None) -> None:
+        self.loc = loc
+        super().__init__(loc.render(message) if loc is not None else message)
+        self.ir = ir
+        if ir and hasattr(self, "add_note"):  # Python >= 3.11
+            self.add_note(ir)
+
+
+class LaunchError(TilecError):
+    """A kernel launch failed (driver error code, bad grid, bad argument)."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+class DeviceAssertError(LaunchError):
+    """A ``tl.device_assert`` failed while the kernel ran."""
+
+
+class CacheError(TilecError):
+    """The kernel cache could not be read or written."""
+
+
+class PlatformError(TilecError):
+    """This machine cannot run the requested backend; carries the doctor's Finding."""
+
+    def __init__(self, message: str, finding: Any = None) -> None:
+        self.finding = finding
+        super().__init__(message)

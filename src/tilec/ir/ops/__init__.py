@@ -1,0 +1,78 @@
+"""Every tile IR operation, grouped by concept; import ops from here."""
+
+from .arith import (
+    BinaryKind,
+    BinaryOp,
+    BitcastOp,
+    CastOp,
+    CompareKind,
+    CompareOp,
+    MATH_FUNCTIONS,
+    MathOp,
+    SelectOp,
+)
+from .control import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
+from .creation import ConstantOp, MakeRangeOp, NumProgramsOp, ProgramIdOp
+from .debug import AssertOp, PrintOp
+from .dot import DotOp
+from .func import FuncOp, ModuleOp, ReturnOp
+from .hints import AssumeOp, HintOp
+from .memory import AddPtrOp, AtomicCASOp, AtomicKind, AtomicRMWOp, LoadOp, StoreOp
+from .reduce import ReduceOp, ScanOp
+from .shape import (
+    BroadcastOp,
+    CatOp,
+    ExpandDimsOp,
+    FlipOp,
+    JoinOp,
+    ReshapeOp,
+    SplatOp,
+    SplitOp,
+    TransOp,
+)
+
+__all__ = [
+    "MATH_FUNCTIONS",
+    "AddPtrOp",
+    "AssertOp",
+    "AssumeOp",
+    "AtomicCASOp",
+    "AtomicKind",
+    "AtomicRMWOp",
+    "BinaryKind",
+    "BinaryOp",
+    "BitcastOp",
+    "BroadcastOp",
+    "CastOp",
+    "CatOp",
+    "CompareKind",
+    "CompareOp",
+    "ConditionOp",
+    "ConstantOp",
+    "DotOp",
+    "ExpandDimsOp",
+    "FlipOp",
+    "ForOp",
+    "FuncOp",
+    "HintOp",
+    "IfOp",
+    "JoinOp",
+    "LoadOp",
+    "MakeRangeOp",
+    "MathOp",
+    "ModuleOp",
+    "NumProgramsOp",
+    "PrintOp",
+    "ProgramIdOp",
+    "ReduceOp",
+    "ReshapeOp",
+    "ReturnOp",
+    "ScanOp",
+    "SelectOp",
+    "SplatOp",
+    "SplitOp",
+    "StoreOp",
+    "TransOp",
+    "WhileOp",
+    "YieldOp",
+]

@@ -1,0 +1,243 @@
+"""The one type system: scalar element types, pointers and tiles.
+
+``tl.float32 is ir.types.float32``: the language's dtypes *are* these objects. Tiles have a static
+shape (every dimension a power of two or 1 in practice; the frontend enforces Triton's rules) and
+an element that is a scalar or a pointer. Scalars are not rank-0 tiles.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Union
+
+
+class Kind(enum.Enum):
+    BOOL = "bool"
+    SINT = "sint"
+    UINT = "uint"
+    FLOAT = "float"
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    """An element type such as fp32, i64 or u8 (names follow Triton: ``str(tl.float32) == 'fp32'``)."""
+
+    name: str
+    kind: Kind
+    bits: int
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"tl.{LANGUAGE_NAMES.get(self.name, self.name)}"
+
+    # Triton's dtype predicates, which kernels call on ``x.dtype``.
+    @property
+    def primitive_bitwidth(self) -> int:
+        return self.bits
+
+    @property
+    def itemsize(self) -> int:
+        return max(self.bits // 8, 1)
+
+    @property
+    def scalar(self) -> ScalarType:
+        return self
+
+    def is_floating(self) -> bool:
+        return self.kind is Kind.FLOAT
+
+    def is_int(self) -> bool:
+        return self.kind in (Kind.SINT, Kind.UINT, Kind.BOOL)
+
+    def is_int_signed(self) -> bool:
+        return self.kind is Kind.SINT
+
+    def is_int_unsigned(self) -> bool:
+        return self.kind is Kind.UINT
+
+    def is_bool(self) -> bool:
+        return self.kind is Kind.BOOL
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def is_block(self) -> bool:
+        return False
+
+    def is_fp16(self) -> bool:
+        return self.name == "fp16"
+
+    def is_bf16(self) -> bool:
+        return self.name == "bf16"
+
+    def is_fp32(self) -> bool:
+        return self.name == "fp32"
+
+    def is_fp64(self) -> bool:
+        return self.name == "fp64"
+
+    def is_int1(self) -> bool:
+        return self.name == "i1"
+
+    def is_int8(self) -> bool:
+        return self.name == "i8"
+
+    def is_int16(self) -> bool:
+        return self.name == "i16"
+
+    def is_int32(self) -> bool:
+        return self.name == "i32"
+
+    def is_int64(self) -> bool:
+        return self.name == "i64"
+
+    def is_uint8(self) -> bool:
+        return self.name == "u8"
+
+    def is_uint16(self) -> bool:
+        return self.name == "u16"
+
+    def is_uint32(self) -> bool:
+        return self.name == "u32"
+
+    def is_uint64(self) -> bool:
+        return self.name == "u64"
+
+    def is_standard_floating(self) -> bool:
+        return self.name in ("fp16", "bf16", "fp32", "fp64")
+
+
+@dataclass(frozen=True)
+class PointerType:
+    """A pointer to ``element`` in ``address_space`` (1 = global, as in Triton)."""
+
+    element: ScalarType | PointerType
+    address_space: int = 1
+
+    def __str__(self) -> str:
+        return f"*{self.element}"
+
+    @property
+    def element_ty(self) -> ScalarType | PointerType:
+        return self.element
+
+    @property
+    def scalar(self) -> PointerType:
+        return self
+
+    @property
+    def primitive_bitwidth(self) -> int:
+        return 64
+
+    def is_ptr(self) -> bool:
+        return True
+
+    def is_block(self) -> bool:
+        return False
+
+    def is_floating(self) -> bool:
+        return False
+
+    def is_int(self) -> bool:
+        return False
+
+    def is_bool(self) -> bool:
+        return False
+
+
+Element = Union[ScalarType, PointerType]
+
+
+@dataclass(frozen=True)
+class TileType:
+    """A tile: a static ``shape`` of ``element`` values (rank >= 1)."""
+
+    shape: tuple[int, ...]
+    element: Element
+
+    def __post_init__(self) -> None:
+        if not self.shape:
+            raise ValueError("a TileType needs rank >= 1; use the element type for scalars")
+
+    def __str__(self) -> str:
+        return f"tile<{'x'.join(map(str, self.shape))}x{self.element}>"
+
+    @property
+    def scalar(self) -> Element:
+        return self.element
+
+    @property
+    def element_ty(self) -> Element:
+        return self.element
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def is_block(self) -> bool:
+        return True
+
+    def is_ptr(self) -> bool:
+        return False
+
+
+Type = Union[ScalarType, PointerType, TileType]
+
+int1 = ScalarType("i1", Kind.BOOL, 1)
+int8 = ScalarType("i8", Kind.SINT, 8)
+int16 = ScalarType("i16", Kind.SINT, 16)
+int32 = ScalarType("i32", Kind.SINT, 32)
+int64 = ScalarType("i64", Kind.SINT, 64)
+uint8 = ScalarType("u8", Kind.UINT, 8)
+uint16 = ScalarType("u16", Kind.UINT, 16)
+uint32 = ScalarType("u32", Kind.UINT, 32)
+uint64 = ScalarType("u64", Kind.UINT, 64)
+float16 = ScalarType("fp16", Kind.FLOAT, 16)
+bfloat16 = ScalarType("bf16", Kind.FLOAT, 16)
+float32 = ScalarType("fp32", Kind.FLOAT, 32)
+float64 = ScalarType("fp64", Kind.FLOAT, 64)
+
+SCALAR_TYPES: tuple[ScalarType, ...] = (
+    int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float16, bfloat16, float32, float64,
+)  # fmt: skip
+BY_NAME: dict[str, ScalarType] = {t.name: t for t in SCALAR_TYPES}
+LANGUAGE_NAMES: dict[str, str] = {
+    "i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+    "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+}  # fmt: skip
+
+
+def element_of(t: Type) -> Element:
+    """The element type of a tile, or the type itself for scalars and pointers."""
+    return t.element if isinstance(t, TileType) else t
+
+
+def shape_of(t: Type) -> tuple[int, ...]:
+    """The tile's shape, or ``()`` for scalars and pointers."""
+    return t.shape if isinstance(t, TileType) else ()
+
+
+def with_shape(element: Element, shape: tuple[int, ...]) -> Type:
+    """A tile of ``element`` with ``shape``, or the scalar itself when ``shape`` is ``()``."""
+    return TileType(tuple(shape), element) if shape else element
+
+
+def with_element(t: Type, element: Element) -> Type:
+    """``t``'s shape with another element type."""
+    return with_shape(element, shape_of(t))
+
+
+def pointer(element: Element, address_space: int = 1) -> PointerType:
+    return PointerType(element, address_space)
