@@ -70,8 +70,14 @@ class Builder:
     def make_range(self, start: int, end: int) -> Value:
         return self.insert(O.MakeRangeOp(start, end, self.loc)).result
 
-    def binary(self, kind: O.BinaryKind, a: Value, b: Value, propagate_nan: bool = False,
-               fast: bool = False) -> Value:
+    def binary(
+        self,
+        kind: O.BinaryKind,
+        a: Value,
+        b: Value,
+        propagate_nan: bool = False,
+        fast: bool = False,
+    ) -> Value:
         return self.insert(O.BinaryOp(kind, a, b, self.loc, propagate_nan, fast)).result
 
     def compare(self, kind: O.CompareKind, a: Value, b: Value) -> Value:
@@ -120,25 +126,54 @@ class Builder:
     def addptr(self, ptr: Value, offset: Value) -> Value:
         return self.insert(O.AddPtrOp(ptr, offset, self.loc)).result
 
-    def load(self, ptr: Value, mask: Value | None = None, other: Value | None = None,
-             cache: str = "", eviction: str = "", volatile: bool = False) -> Value:
+    def load(
+        self,
+        ptr: Value,
+        mask: Value | None = None,
+        other: Value | None = None,
+        cache: str = "",
+        eviction: str = "",
+        volatile: bool = False,
+    ) -> Value:
         return self.insert(O.LoadOp(ptr, mask, other, self.loc, cache, eviction, volatile)).result
 
-    def store(self, ptr: Value, value: Value, mask: Value | None = None, cache: str = "",
-              eviction: str = "") -> O.StoreOp:
+    def store(
+        self,
+        ptr: Value,
+        value: Value,
+        mask: Value | None = None,
+        cache: str = "",
+        eviction: str = "",
+    ) -> O.StoreOp:
         return self.insert(O.StoreOp(ptr, value, mask, self.loc, cache, eviction))
 
-    def atomic_rmw(self, kind: O.AtomicKind, ptr: Value, value: Value, mask: Value | None = None,
-                   sem: str = "acq_rel", scope: str = "gpu") -> Value:
+    def atomic_rmw(
+        self,
+        kind: O.AtomicKind,
+        ptr: Value,
+        value: Value,
+        mask: Value | None = None,
+        sem: str = "acq_rel",
+        scope: str = "gpu",
+    ) -> Value:
         return self.insert(O.AtomicRMWOp(kind, ptr, value, mask, self.loc, sem, scope)).result
 
-    def atomic_cas(self, ptr: Value, cmp: Value, value: Value, sem: str = "acq_rel",
-                   scope: str = "gpu") -> Value:
+    def atomic_cas(
+        self, ptr: Value, cmp: Value, value: Value, sem: str = "acq_rel", scope: str = "gpu"
+    ) -> Value:
         return self.insert(O.AtomicCASOp(ptr, cmp, value, self.loc, sem, scope)).result
 
-    def dot(self, a: Value, b: Value, acc: Value, input_precision: str = "tf32",
-            max_num_imprecise_acc: int | None = None) -> Value:
-        return self.insert(O.DotOp(a, b, acc, self.loc, input_precision, max_num_imprecise_acc)).result
+    def dot(
+        self,
+        a: Value,
+        b: Value,
+        acc: Value,
+        input_precision: str = "tf32",
+        max_num_imprecise_acc: int | None = None,
+    ) -> Value:
+        return self.insert(
+            O.DotOp(a, b, acc, self.loc, input_precision, max_num_imprecise_acc)
+        ).result
 
     def reduce(self, operands: Sequence[Value], axis: int) -> O.ReduceOp:
         """Create a ReduceOp; fill ``op.combine`` with ``at_end_of`` and end it with ``yield_``."""
@@ -150,7 +185,9 @@ class Builder:
     def if_(self, cond: Value, result_types: Sequence[Type] = ()) -> O.IfOp:
         return self.insert(O.IfOp(cond, result_types, self.loc))
 
-    def for_(self, lb: Value, ub: Value, step: Value, init: Sequence[Value] = (), **attrs: object) -> O.ForOp:
+    def for_(
+        self, lb: Value, ub: Value, step: Value, init: Sequence[Value] = (), **attrs: object
+    ) -> O.ForOp:
         return self.insert(O.ForOp(lb, ub, step, init, self.loc, **attrs))  # type: ignore[arg-type]
 
     def while_(self, init: Sequence[Value]) -> O.WhileOp:
@@ -171,9 +208,16 @@ class Builder:
     def assert_(self, cond: Value, message: str) -> O.AssertOp:
         return self.insert(O.AssertOp(cond, message, self.loc))
 
-    def hint(self, value: Value, multiple_of: tuple[int, ...] = (),
-             max_contiguous: tuple[int, ...] = (), max_constancy: tuple[int, ...] = ()) -> Value:
-        return self.insert(O.HintOp(value, self.loc, multiple_of, max_contiguous, max_constancy)).result
+    def hint(
+        self,
+        value: Value,
+        multiple_of: tuple[int, ...] = (),
+        max_contiguous: tuple[int, ...] = (),
+        max_constancy: tuple[int, ...] = (),
+    ) -> Value:
+        return self.insert(
+            O.HintOp(value, self.loc, multiple_of, max_contiguous, max_constancy)
+        ).result
 
     def assume(self, cond: Value) -> O.AssumeOp:
         return self.insert(O.AssumeOp(cond, self.loc))

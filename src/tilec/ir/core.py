@@ -40,7 +40,9 @@ class Block:
 
     def __init__(self, arg_types: Sequence[Type] = (), arg_names: Sequence[str] = ()):
         names = list(arg_names) + [""] * (len(arg_types) - len(arg_names))
-        self.args: list[Value] = [Value(t, self, i, n) for i, (t, n) in enumerate(zip(arg_types, names))]
+        self.args: list[Value] = [
+            Value(t, self, i, n) for i, (t, n) in enumerate(zip(arg_types, names))
+        ]
         self.ops: list[Op] = []
         self.parent: Region | None = None
 

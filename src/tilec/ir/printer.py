@@ -1,7 +1,7 @@
 """Text form of tile IR, for dumps, tests and error notes.
 
-    %3 = load %2, %1 : tile<1024x*fp32>, tile<1024xi1> -> tile<1024xfp32>
-    %5 = for %lb to %ub step %s iter(%acc = %4) -> (tile<64xfp32>) { ... }
+%3 = load %2, %1 : tile<1024x*fp32>, tile<1024xi1> -> tile<1024xfp32>
+%5 = for %lb to %ub step %s iter(%acc = %4) -> (tile<64xfp32>) { ... }
 """
 
 from __future__ import annotations
@@ -18,7 +18,11 @@ class _Names:
     def __call__(self, v: Value) -> str:
         name = self.names.get(v)
         if name is None:
-            name = f"%{v.name_hint}" if v.name_hint and f"%{v.name_hint}" not in self.names.values() else f"%{len(self.names)}"
+            name = (
+                f"%{v.name_hint}"
+                if v.name_hint and f"%{v.name_hint}" not in self.names.values()
+                else f"%{len(self.names)}"
+            )
             self.names[v] = name
         return name
 
@@ -36,7 +40,9 @@ def _print_op(op: Op, names: _Names, indent: int, out: list[str]) -> None:
     lhs = ", ".join(names(r) for r in op.results)
     args = ", ".join(names(v) for v in op.operands)
     attrs = op.attributes()
-    attr_s = " {" + ", ".join(f"{k} = {_fmt_attr(v)}" for k, v in attrs.items()) + "}" if attrs else ""
+    attr_s = (
+        " {" + ", ".join(f"{k} = {_fmt_attr(v)}" for k, v in attrs.items()) + "}" if attrs else ""
+    )
     types = ""
     if op.results:
         types = " : " + ", ".join(str(r.type) for r in op.results)

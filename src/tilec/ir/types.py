@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Union
 
 
 class Kind(enum.Enum):
@@ -148,7 +147,7 @@ class PointerType:
         return False
 
 
-Element = Union[ScalarType, PointerType]
+Element = ScalarType | PointerType
 
 
 @dataclass(frozen=True)
@@ -191,7 +190,7 @@ class TileType:
         return False
 
 
-Type = Union[ScalarType, PointerType, TileType]
+Type = ScalarType | PointerType | TileType
 
 int1 = ScalarType("i1", Kind.BOOL, 1)
 int8 = ScalarType("i8", Kind.SINT, 8)

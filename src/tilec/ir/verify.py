@@ -11,7 +11,9 @@ def _verify_block(block: Block, visible: set[Value]) -> None:
     for op in block.ops:
         for v in op.operands:
             if v not in scope:
-                raise VerificationError(f"{op.name}: operand {v!r} is used outside its scope", op.loc)
+                raise VerificationError(
+                    f"{op.name}: operand {v!r} is used outside its scope", op.loc
+                )
         op.verify()
         for region in op.regions:
             for inner in region.blocks:

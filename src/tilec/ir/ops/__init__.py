@@ -1,13 +1,13 @@
 """Every tile IR operation, grouped by concept; import ops from here."""
 
 from .arith import (
+    MATH_FUNCTIONS,
     BinaryKind,
     BinaryOp,
     BitcastOp,
     CastOp,
     CompareKind,
     CompareOp,
-    MATH_FUNCTIONS,
     MathOp,
     SelectOp,
 )

@@ -38,8 +38,15 @@ _INT_ONLY = {BinaryKind.AND, BinaryKind.OR, BinaryKind.XOR, BinaryKind.SHL, Bina
 class BinaryOp(Op):
     name = "binary"
 
-    def __init__(self, kind: BinaryKind, lhs: Value, rhs: Value, loc: SourceLoc | None = None,
-                 propagate_nan: bool = False, fast: bool = False):
+    def __init__(
+        self,
+        kind: BinaryKind,
+        lhs: Value,
+        rhs: Value,
+        loc: SourceLoc | None = None,
+        propagate_nan: bool = False,
+        fast: bool = False,
+    ):
         super().__init__([lhs, rhs], [lhs.type], loc)
         self.kind = kind
         self.propagate_nan = propagate_nan
@@ -58,7 +65,11 @@ class BinaryOp(Op):
         elem = element_of(self.operands[0].type)
         require(self, isinstance(elem, ScalarType), f"needs scalar elements, got {elem}")
         if self.kind in _INT_ONLY:
-            require(self, isinstance(elem, ScalarType) and elem.is_int(), f"{self.kind.value} needs integers")
+            require(
+                self,
+                isinstance(elem, ScalarType) and elem.is_int(),
+                f"{self.kind.value} needs integers",
+            )
 
 
 class CompareKind(enum.Enum):
@@ -145,8 +156,9 @@ class MathOp(Op):
 
     name = "math"
 
-    def __init__(self, fn: str, operands: list[Value], loc: SourceLoc | None = None,
-                 fast: bool = False):
+    def __init__(
+        self, fn: str, operands: list[Value], loc: SourceLoc | None = None, fast: bool = False
+    ):
         spec = MATH_FUNCTIONS[fn]
         t = operands[0].type
         if spec.predicate:
@@ -202,15 +214,24 @@ class CastOp(Op):
 
     name = "cast"
 
-    def __init__(self, value: Value, to: Type, loc: SourceLoc | None = None, rounding: str = "rtne"):
+    def __init__(
+        self, value: Value, to: Type, loc: SourceLoc | None = None, rounding: str = "rtne"
+    ):
         super().__init__([value], [to], loc)
         self.rounding = rounding
 
     def attributes(self) -> dict[str, Any]:
-        return {"to": str(self.results[0].type), **({"rounding": self.rounding} if self.rounding != "rtne" else {})}
+        return {
+            "to": str(self.results[0].type),
+            **({"rounding": self.rounding} if self.rounding != "rtne" else {}),
+        }
 
     def verify(self) -> None:
-        require(self, shape_of(self.operands[0].type) == shape_of(self.results[0].type), "cast changes shape")
+        require(
+            self,
+            shape_of(self.operands[0].type) == shape_of(self.results[0].type),
+            "cast changes shape",
+        )
         require(self, self.rounding in ("rtne", "rtz"), f"unknown rounding {self.rounding!r}")
 
 
@@ -227,8 +248,16 @@ class BitcastOp(Op):
 
     def verify(self) -> None:
         src, dst = element_of(self.operands[0].type), element_of(self.results[0].type)
-        require(self, shape_of(self.operands[0].type) == shape_of(self.results[0].type), "bitcast changes shape")
-        require(self, src.primitive_bitwidth == dst.primitive_bitwidth, f"bitcast {src} → {dst} changes width")
+        require(
+            self,
+            shape_of(self.operands[0].type) == shape_of(self.results[0].type),
+            "bitcast changes shape",
+        )
+        require(
+            self,
+            src.primitive_bitwidth == dst.primitive_bitwidth,
+            f"bitcast {src} → {dst} changes width",
+        )
 
 
 def is_signed(t: Type) -> bool:

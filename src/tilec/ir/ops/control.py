@@ -36,8 +36,11 @@ class ConditionOp(Op):
         super().__init__([cond, *values], [], loc)
 
     def verify(self) -> None:
-        require(self, is_bool(self.operands[0].type) and not shape_of(self.operands[0].type),
-                "while condition must be a scalar i1")
+        require(
+            self,
+            is_bool(self.operands[0].type) and not shape_of(self.operands[0].type),
+            "while condition must be a scalar i1",
+        )
 
 
 class IfOp(Op):
@@ -57,13 +60,20 @@ class IfOp(Op):
         return self.regions[1].entry
 
     def verify(self) -> None:
-        require(self, is_bool(self.operands[0].type) and not shape_of(self.operands[0].type),
-                "if condition must be a scalar i1")
+        require(
+            self,
+            is_bool(self.operands[0].type) and not shape_of(self.operands[0].type),
+            "if condition must be a scalar i1",
+        )
         want = [r.type for r in self.results]
         for block in (self.then_block, self.else_block):
             term = block.terminator
             got = [v.type for v in term.operands] if term is not None else []
-            require(self, got == want, f"branch yields {list(map(str, got))}, expected {list(map(str, want))}")
+            require(
+                self,
+                got == want,
+                f"branch yields {list(map(str, got))}, expected {list(map(str, want))}",
+            )
 
 
 class ForOp(Op):
@@ -73,10 +83,18 @@ class ForOp(Op):
 
     name = "for"
 
-    def __init__(self, lb: Value, ub: Value, step: Value, init: Sequence[Value],
-                 loc: SourceLoc | None = None, num_stages: int | None = None,
-                 loop_unroll_factor: int | None = None, flatten: bool = False,
-                 warp_specialize: bool = False):
+    def __init__(
+        self,
+        lb: Value,
+        ub: Value,
+        step: Value,
+        init: Sequence[Value],
+        loc: SourceLoc | None = None,
+        num_stages: int | None = None,
+        loop_unroll_factor: int | None = None,
+        flatten: bool = False,
+        warp_specialize: bool = False,
+    ):
         body = Block([lb.type] + [v.type for v in init])
         super().__init__([lb, ub, step, *init], [v.type for v in init], loc, [Region([body])])
         self.num_stages = num_stages
@@ -107,8 +125,11 @@ class ForOp(Op):
 
     def verify(self) -> None:
         lb, ub, step = self.operands[:3]
-        require(self, lb.type == ub.type == step.type and not shape_of(lb.type),
-                "loop bounds must be scalars of one integer type")
+        require(
+            self,
+            lb.type == ub.type == step.type and not shape_of(lb.type),
+            "loop bounds must be scalars of one integer type",
+        )
         term = self.body.terminator
         got = [v.type for v in term.operands] if term is not None else []
         require(self, got == [r.type for r in self.results], "loop body yields the wrong types")

@@ -16,8 +16,9 @@ class PrintOp(Op):
     name = "print"
     has_side_effects = True
 
-    def __init__(self, prefix: str, values: Sequence[Value], loc: SourceLoc | None = None,
-                 hex: bool = False):
+    def __init__(
+        self, prefix: str, values: Sequence[Value], loc: SourceLoc | None = None, hex: bool = False
+    ):
         super().__init__(list(values), [], loc)
         self.prefix = prefix
         self.hex = hex

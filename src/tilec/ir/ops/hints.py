@@ -17,9 +17,14 @@ class HintOp(Op):
 
     name = "hint"
 
-    def __init__(self, value: Value, loc: SourceLoc | None = None,
-                 multiple_of: tuple[int, ...] = (), max_contiguous: tuple[int, ...] = (),
-                 max_constancy: tuple[int, ...] = ()):
+    def __init__(
+        self,
+        value: Value,
+        loc: SourceLoc | None = None,
+        multiple_of: tuple[int, ...] = (),
+        max_contiguous: tuple[int, ...] = (),
+        max_constancy: tuple[int, ...] = (),
+    ):
         super().__init__([value], [value.type], loc)
         self.multiple_of = multiple_of
         self.max_contiguous = max_contiguous

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...source import SourceLoc
 from ..core import Op, Value
-from ..types import PointerType, ScalarType, Type, element_of, shape_of, with_element
+from ..types import PointerType, ScalarType, Type, element_of, with_element
 from ._check import is_bool, require, same_shape
 
 
@@ -27,7 +27,9 @@ class AddPtrOp(Op):
 
     def verify(self) -> None:
         ptr, off = self.operands
-        require(self, isinstance(element_of(ptr.type), PointerType), "first operand must be pointers")
+        require(
+            self, isinstance(element_of(ptr.type), PointerType), "first operand must be pointers"
+        )
         e = element_of(off.type)
         require(self, isinstance(e, ScalarType) and e.is_int(), f"offset must be integers, got {e}")
         same_shape(self, ptr, off)
@@ -53,10 +55,19 @@ class LoadOp(_Cached):
 
     name = "load"
 
-    def __init__(self, ptr: Value, mask: Value | None = None, other: Value | None = None,
-                 loc: SourceLoc | None = None, cache: str = "", eviction: str = "",
-                 volatile: bool = False):
-        operands = [ptr] + ([mask] if mask is not None else []) + ([other] if other is not None else [])
+    def __init__(
+        self,
+        ptr: Value,
+        mask: Value | None = None,
+        other: Value | None = None,
+        loc: SourceLoc | None = None,
+        cache: str = "",
+        eviction: str = "",
+        volatile: bool = False,
+    ):
+        operands = (
+            [ptr] + ([mask] if mask is not None else []) + ([other] if other is not None else [])
+        )
         super().__init__(operands, [_pointee(ptr)], loc)
         self.has_mask = mask is not None
         self.has_other = other is not None
@@ -84,8 +95,11 @@ class LoadOp(_Cached):
             require(self, is_bool(self.mask.type), "mask must be i1")
             same_shape(self, self.ptr, self.mask)
         if self.other is not None:
-            require(self, self.other.type == self.results[0].type,
-                    f"other has type {self.other.type}, expected {self.results[0].type}")
+            require(
+                self,
+                self.other.type == self.results[0].type,
+                f"other has type {self.other.type}, expected {self.results[0].type}",
+            )
 
 
 class StoreOp(_Cached):
@@ -94,8 +108,15 @@ class StoreOp(_Cached):
     name = "store"
     has_side_effects = True
 
-    def __init__(self, ptr: Value, value: Value, mask: Value | None = None,
-                 loc: SourceLoc | None = None, cache: str = "", eviction: str = ""):
+    def __init__(
+        self,
+        ptr: Value,
+        value: Value,
+        mask: Value | None = None,
+        loc: SourceLoc | None = None,
+        cache: str = "",
+        eviction: str = "",
+    ):
         super().__init__([ptr, value] + ([mask] if mask is not None else []), [], loc)
         self.cache = cache
         self.eviction = eviction
@@ -116,8 +137,11 @@ class StoreOp(_Cached):
         return self._hint_attrs()
 
     def verify(self) -> None:
-        require(self, self.value.type == _pointee(self.ptr),
-                f"stores {self.value.type} through {self.ptr.type}")
+        require(
+            self,
+            self.value.type == _pointee(self.ptr),
+            f"stores {self.value.type} through {self.ptr.type}",
+        )
         if self.mask is not None:
             require(self, is_bool(self.mask.type), "mask must be i1")
             same_shape(self, self.ptr, self.mask)
@@ -141,8 +165,16 @@ class AtomicRMWOp(Op):
     name = "atomic_rmw"
     has_side_effects = True
 
-    def __init__(self, kind: AtomicKind, ptr: Value, value: Value, mask: Value | None = None,
-                 loc: SourceLoc | None = None, sem: str = "acq_rel", scope: str = "gpu"):
+    def __init__(
+        self,
+        kind: AtomicKind,
+        ptr: Value,
+        value: Value,
+        mask: Value | None = None,
+        loc: SourceLoc | None = None,
+        sem: str = "acq_rel",
+        scope: str = "gpu",
+    ):
         super().__init__([ptr, value] + ([mask] if mask is not None else []), [value.type], loc)
         self.kind = kind
         self.sem = sem
@@ -158,7 +190,9 @@ class AtomicRMWOp(Op):
     def verify(self) -> None:
         ptr, val = self.operands[:2]
         require(self, val.type == _pointee(ptr), f"atomic of {val.type} through {ptr.type}")
-        require(self, self.sem in ("acq_rel", "acquire", "release", "relaxed"), f"bad sem {self.sem}")
+        require(
+            self, self.sem in ("acq_rel", "acquire", "release", "relaxed"), f"bad sem {self.sem}"
+        )
         if self.mask is not None:
             require(self, is_bool(self.mask.type), "mask must be i1")
 
@@ -169,8 +203,15 @@ class AtomicCASOp(Op):
     name = "atomic_cas"
     has_side_effects = True
 
-    def __init__(self, ptr: Value, cmp: Value, value: Value, loc: SourceLoc | None = None,
-                 sem: str = "acq_rel", scope: str = "gpu"):
+    def __init__(
+        self,
+        ptr: Value,
+        cmp: Value,
+        value: Value,
+        loc: SourceLoc | None = None,
+        sem: str = "acq_rel",
+        scope: str = "gpu",
+    ):
         super().__init__([ptr, cmp, value], [value.type], loc)
         self.sem = sem
         self.scope = scope

@@ -46,8 +46,11 @@ class ReduceOp(Op):
         rank = len(shape_of(self.operands[0].type))
         require(self, 0 <= self.axis < rank, f"axis {self.axis} out of range for rank {rank}")
         term = self.combine.terminator
-        require(self, term is not None and len(term.operands) == len(self.operands),
-                "combine region must yield one value per operand")
+        require(
+            self,
+            term is not None and len(term.operands) == len(self.operands),
+            "combine region must yield one value per operand",
+        )
 
 
 class ScanOp(Op):
@@ -55,8 +58,9 @@ class ScanOp(Op):
 
     name = "scan"
 
-    def __init__(self, operands: list[Value], axis: int, reverse: bool = False,
-                 loc: SourceLoc | None = None):
+    def __init__(
+        self, operands: list[Value], axis: int, reverse: bool = False, loc: SourceLoc | None = None
+    ):
         super().__init__(operands, [v.type for v in operands], loc, [combine_region(operands)])
         self.axis = axis
         self.reverse = reverse

@@ -68,17 +68,27 @@ class ReshapeOp(Op):
 
     name = "reshape"
 
-    def __init__(self, value: Value, shape: tuple[int, ...], loc: SourceLoc | None = None,
-                 can_reorder: bool = False):
+    def __init__(
+        self,
+        value: Value,
+        shape: tuple[int, ...],
+        loc: SourceLoc | None = None,
+        can_reorder: bool = False,
+    ):
         super().__init__([value], [with_shape(element_of(value.type), tuple(shape))], loc)
         self.can_reorder = can_reorder
 
     def attributes(self) -> dict[str, Any]:
-        return {"shape": shape_of(self.results[0].type), **({"can_reorder": True} if self.can_reorder else {})}
+        return {
+            "shape": shape_of(self.results[0].type),
+            **({"can_reorder": True} if self.can_reorder else {}),
+        }
 
     def verify(self) -> None:
         src, dst = shape_of(self.operands[0].type), shape_of(self.results[0].type)
-        require(self, _numel(src) == _numel(dst), f"reshape {src} → {dst} changes the element count")
+        require(
+            self, _numel(src) == _numel(dst), f"reshape {src} → {dst} changes the element count"
+        )
 
 
 class TransOp(Op):
@@ -88,14 +98,20 @@ class TransOp(Op):
 
     def __init__(self, value: Value, perm: tuple[int, ...], loc: SourceLoc | None = None):
         src = shape_of(value.type)
-        super().__init__([value], [TileType(tuple(src[p] for p in perm), element_of(value.type))], loc)
+        super().__init__(
+            [value], [TileType(tuple(src[p] for p in perm), element_of(value.type))], loc
+        )
         self.perm = tuple(perm)
 
     def attributes(self) -> dict[str, Any]:
         return {"perm": self.perm}
 
     def verify(self) -> None:
-        require(self, sorted(self.perm) == list(range(len(shape_of(self.operands[0].type)))), f"bad permutation {self.perm}")
+        require(
+            self,
+            sorted(self.perm) == list(range(len(shape_of(self.operands[0].type)))),
+            f"bad permutation {self.perm}",
+        )
 
 
 class JoinOp(Op):
@@ -122,7 +138,9 @@ class SplitOp(Op):
 
     def verify(self) -> None:
         shape = shape_of(self.operands[0].type)
-        require(self, bool(shape) and shape[-1] == 2, f"split needs a minor dimension of 2, got {shape}")
+        require(
+            self, bool(shape) and shape[-1] == 2, f"split needs a minor dimension of 2, got {shape}"
+        )
 
 
 class CatOp(Op):
@@ -151,4 +169,6 @@ class FlipOp(Op):
         return {"axis": self.axis}
 
     def verify(self) -> None:
-        require(self, 0 <= self.axis < len(shape_of(self.operands[0].type)), f"bad axis {self.axis}")
+        require(
+            self, 0 <= self.axis < len(shape_of(self.operands[0].type)), f"bad axis {self.axis}"
+        )
