@@ -1,0 +1,86 @@
+/* The launcher's C core: CPU grid runner, argument packing and run-time libcuda loading.
+ *
+ * Nothing here touches the Python API, so the same sources compile for every OS and
+ * architecture (the `cross` nox session builds them for Windows and macOS with zig cc); the
+ * CPython binding in module.c is a thin layer over these functions.
+ */
+#ifndef TILEC_LAUNCHER_H
+#define TILEC_LAUNCHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes of the core functions (0 is success). */
+enum {
+    TL_OK = 0,
+    TL_ERR_GRID = 1,       /* a grid dimension is negative */
+    TL_ERR_THREADS = 2,    /* num_threads < 1 */
+    TL_ERR_CODE = 3,       /* unknown argument type code */
+    TL_ERR_RANGE = 4,      /* an integer does not fit its parameter type */
+    TL_ERR_NO_CUDA = 5     /* libcuda is not loaded */
+};
+
+/* The CPU kernel ABI: run programs begin..end-1, id = x + gx * (y + gy * z). */
+typedef void (*tl_entry_fn)(const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
+                            int64_t begin, int64_t end, int64_t *status);
+
+/* Most threads one grid run uses; more than the cores of any current machine. */
+#define TL_MAX_THREADS 512
+
+/* Runs every program of the gx*gy*gz grid on up to num_threads native threads (the calling
+ * thread included), handing out chunks of program ids from a shared counter. Stops handing
+ * out chunks once status[0] is non-zero (a failed device_assert). */
+int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
+                int num_threads, int64_t *status);
+
+/* Argument type codes (the struct module's letters where one exists; 'E' is bfloat16). */
+#define TL_CODE_POINTER 'P'
+#define TL_CODE_BOOL '?'
+#define TL_CODE_I8 'b'
+#define TL_CODE_I16 'h'
+#define TL_CODE_I32 'i'
+#define TL_CODE_I64 'q'
+#define TL_CODE_U8 'B'
+#define TL_CODE_U16 'H'
+#define TL_CODE_U32 'I'
+#define TL_CODE_U64 'Q'
+#define TL_CODE_F16 'e'
+#define TL_CODE_BF16 'E'
+#define TL_CODE_F32 'f'
+#define TL_CODE_F64 'd'
+
+/* 1 if code is a floating-point code, 0 if an integer or pointer code, -1 if unknown. */
+int tl_code_is_float(char code);
+
+/* Packs an integer into an 8-byte argument slot (sign- or zero-extended to 64 bits).
+ * `is_unsigned_value` says that `value` holds a uint64 that does not fit an int64. */
+int tl_pack_int(char code, int64_t value, int is_unsigned_value, uint64_t *slot);
+
+/* Packs a float into an 8-byte slot: fp16/bf16 in the low 2 bytes, fp32 in the low 4, fp64 in
+ * all 8, each rounded to nearest-even straight from the double (overflow gives infinity). */
+int tl_pack_float(char code, double value, uint64_t *slot);
+
+/* The bits of `value` rounded to a binary format with ebits exponent and mbits mantissa bits. */
+uint64_t tl_round_float(double value, int ebits, int mbits);
+
+/* Loads libcuda (path, or the platform's default names when path is NULL or empty). Returns
+ * TL_OK or TL_ERR_NO_CUDA with a reason in msg. Loading twice keeps the first library. */
+int tl_cuda_load(const char *path, char *msg, size_t msglen);
+int tl_cuda_is_loaded(void);
+
+/* cuLaunchKernel through the loaded library. Returns the CUresult (0 = success), or -1 when
+ * libcuda is not loaded. A grid with a zero dimension launches nothing and returns 0. */
+int tl_cuda_launch(void *function, const uint32_t grid[3], const uint32_t block[3],
+                   uint32_t shared, void *stream, void **params);
+
+/* The CUresult's name (cuGetErrorName), or NULL when the driver does not know it. */
+const char *tl_cuda_error_name(int result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
