@@ -1,0 +1,170 @@
+"""The support policy (``support.json`` in this package) as typed values, plus version arithmetic.
+
+One data file decides what tilec supports: OS × architecture, GPU compute capabilities, driver
+floors per CUDA major, PTX ISA per CUDA version, and what happens on other GPU vendors. The doctor's
+verdicts and docs/install-matrix.md (ci/gen_install_matrix.py) are both generated from it.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+
+class Level(enum.Enum):
+    SUPPORTED = "supported"
+    EXPERIMENTAL = "experimental"
+    CPU_ONLY = "cpu-only"
+    UNSUPPORTED = "unsupported"
+
+
+@dataclass(frozen=True)
+class PlatformSupport:
+    os: str  # linux, wsl2, wsl1, windows, darwin
+    arch: str
+    level: Level
+    gpu: str  # GPU vendor with a tilec backend here ("" = CPU only)
+    glibc_min: str
+    wheel: str
+    note: str
+
+
+@dataclass(frozen=True)
+class ArchSupport:
+    cc: str  # compute capability "9.0"
+    name: str
+    arch: str  # the LLVM/PTX target tilec emits: sm_90a
+    level: Level
+    min_ptx: int  # the lowest PTX ISA that can express this arch (LLVM's default for it)
+    cuda_min: str  # first CUDA toolkit whose ptxas/nvJitLink knows the arch
+    cuda_max_major: int  # last CUDA major that still compiles for it (0 = no end yet)
+
+
+@dataclass(frozen=True)
+class DriverFloor:
+    cuda_major: int
+    linux: str
+    windows: str
+    extra: str  # the pip extra that installs this CUDA major's toolchain
+
+
+@dataclass(frozen=True)
+class VendorSupport:
+    vendor: str
+    level: Level
+    planned: str
+
+
+@dataclass(frozen=True)
+class SupportPolicy:
+    python_min: str
+    python_max_tested: str
+    python_reason: str
+    platforms: tuple[PlatformSupport, ...]
+    architectures: tuple[ArchSupport, ...]
+    cuda_min_driver: str
+    driver_floors: tuple[DriverFloor, ...]
+    ptx_by_cuda: tuple[tuple[str, int], ...]
+    llvm_max_ptx: tuple[tuple[int, int], ...]
+    vendors: tuple[VendorSupport, ...]
+
+    def platform(self, os_name: str, arch: str) -> PlatformSupport | None:
+        arch = normalize_arch(arch)
+        for row in self.platforms:
+            if row.os == os_name and normalize_arch(row.arch) == arch:
+                return row
+        return None
+
+    def arch_for(self, cc: str) -> ArchSupport | None:
+        return next((a for a in self.architectures if a.cc == cc), None)
+
+    @property
+    def min_supported_cc(self) -> str:
+        usable = [a for a in self.architectures if a.level is not Level.UNSUPPORTED]
+        return min(usable, key=lambda a: version_tuple(a.cc)).cc
+
+    @property
+    def newest_arch(self) -> ArchSupport:
+        return max(self.architectures, key=lambda a: version_tuple(a.cc))
+
+    def max_ptx_for_cuda(self, cuda: str) -> int:
+        """Highest PTX ISA a CUDA version accepts (the closest known version at or below it)."""
+        known = [(version_tuple(v), p) for v, p in self.ptx_by_cuda]
+        eligible = [p for v, p in known if v <= version_tuple(cuda)]
+        return max(eligible) if eligible else 0
+
+    def cuda_for_ptx(self, ptx: int) -> str:
+        """The first CUDA version whose driver/tools accept PTX ISA ``ptx``."""
+        matches = [v for v, p in self.ptx_by_cuda if p >= ptx]
+        return min(matches, key=version_tuple) if matches else ""
+
+    def llvm_max(self, llvm_version: str) -> int:
+        major = version_tuple(llvm_version)[:1] or (0,)
+        eligible = [p for m, p in self.llvm_max_ptx if m <= major[0]]
+        return max(eligible) if eligible else 0
+
+    def floor(self, cuda_major: int) -> DriverFloor | None:
+        return next((f for f in self.driver_floors if f.cuda_major == cuda_major), None)
+
+    def vendor(self, name: str) -> VendorSupport | None:
+        return next((v for v in self.vendors if v.vendor == name), None)
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    """'580.159.04' → (580, 159, 4); stops at the first part that is not a number."""
+    parts: list[int] = []
+    for piece in text.strip().split("."):
+        digits = "".join(c for c in piece if c.isdigit()) if piece[:1].isdigit() else ""
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def cuda_version_text(encoded: int) -> str:
+    """cuDriverGetVersion's 13000 → '13.0' ('' for 0 = unknown)."""
+    return f"{encoded // 1000}.{encoded % 1000 // 10}" if encoded > 0 else ""
+
+
+def ptx_text(ptx: int) -> str:
+    return f"{ptx // 10}.{ptx % 10}"
+
+
+def normalize_arch(machine: str) -> str:
+    """Spellings of one architecture → one name (AMD64/x64 → x86_64, arm64/aarch64 → arm64)."""
+    m = machine.lower()
+    if m in ("amd64", "x64", "x86_64", "x86-64"):
+        return "x86_64"
+    if m in ("arm64", "aarch64", "armv8", "arm64e"):
+        return "arm64"
+    return m
+
+
+@functools.lru_cache(maxsize=1)
+def load_policy() -> SupportPolicy:
+    """The policy shipped in the package (read once, on first use)."""
+    text = resources.files(__package__).joinpath("support.json").read_text(encoding="utf-8")
+    return parse_policy(json.loads(text))
+
+
+def parse_policy(data: dict) -> SupportPolicy:
+    py = data["python"]
+    return SupportPolicy(
+        python_min=py["min"],
+        python_max_tested=py["max_tested"],
+        python_reason=py["reason"],
+        platforms=tuple(
+            PlatformSupport(**{**p, "level": Level(p["level"])}) for p in data["platforms"]
+        ),
+        architectures=tuple(
+            ArchSupport(**{**a, "level": Level(a["level"])}) for a in data["architectures"]
+        ),
+        cuda_min_driver=data["cuda_min_driver"],
+        driver_floors=tuple(DriverFloor(**f) for f in data["driver_floors"]),
+        ptx_by_cuda=tuple((k, int(v)) for k, v in data["ptx_by_cuda"].items()),
+        llvm_max_ptx=tuple((int(k), int(v)) for k, v in data["llvm_max_ptx"].items()),
+        vendors=tuple(VendorSupport(**{**v, "level": Level(v["level"])}) for v in data["vendors"]),
+    )

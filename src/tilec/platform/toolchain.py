@@ -1,0 +1,200 @@
+"""Where the CUDA toolchain lives: ptxas, nvJitLink, libdevice and the driver's libcuda.
+
+Each piece is searched in the order NVIDIA's cuda-pathfinder uses (an explicit TILEC_* override,
+pip ``nvidia-*`` wheels in site-packages, conda, CUDA_HOME/CUDA_PATH, PATH, the default install
+prefix) and reported with ``found_via`` and its CUDA version, so the doctor can say exactly which
+copy the CUDA backend will use and the backend can use the same paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from .facts import Tool, Toolchain
+from .matrix import cuda_version_text
+from .system import DriverQuery, System
+
+_PIP_PTXAS = ("nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas")
+_PIP_NVJITLINK = (
+    "nvidia/cu13/lib/libnvJitLink.so.13",
+    "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+    "nvidia/cu13/bin/x86_64/nvJitLink_130_0.dll",
+    "nvidia/nvjitlink/bin/nvJitLink_120_0.dll",
+)
+_PIP_LIBDEVICE = (
+    "nvidia/cu13/nvvm/libdevice/libdevice.10.bc",
+    "nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc",
+    "nvidia/nvvm/libdevice/libdevice.10.bc",
+)
+# pip distributions that own the files above, newest CUDA major first
+_PIP_DISTS = {
+    "ptxas": ("nvidia-cuda-nvcc", "nvidia-cuda-nvcc-cu12"),
+    "nvJitLink": ("nvidia-nvjitlink", "nvidia-nvjitlink-cu12"),
+    "libdevice": ("nvidia-nvvm", "nvidia-cuda-nvcc-cu12"),
+}
+WSL_LIB = "/usr/lib/wsl/lib"
+
+
+def _is_windows(system: System) -> bool:
+    return system.uname()[0].lower() == "windows"
+
+
+def _roots(system: System) -> list[tuple[str, str]]:
+    """(found_via, directory) for conda and the CUDA toolkit env vars, in search order."""
+    env = system.env
+    roots = []
+    if env.get("CONDA_PREFIX"):
+        roots.append(("CONDA_PREFIX", env["CONDA_PREFIX"]))
+        if _is_windows(system):
+            roots.append(("CONDA_PREFIX", os.path.join(env["CONDA_PREFIX"], "Library")))
+    roots += [(name, env[name]) for name in ("CUDA_HOME", "CUDA_PATH") if env.get(name)]
+    return roots
+
+
+def _first(system: System, candidates: list[tuple[str, str]]) -> tuple[str, str]:
+    for via, path in candidates:
+        if path and system.exists(path):
+            return via, path
+    return "", ""
+
+
+def _site(system: System, relative: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [("site-packages", os.path.join(s, r)) for s in system.site_packages() for r in relative]
+
+
+def _pip_version(system: System, piece: str) -> str:
+    for dist in _PIP_DISTS[piece]:
+        version = system.dist_version(dist)
+        if version:
+            return version
+    return ""
+
+
+def _toolkit_version(system: System, path: str, levels: int) -> str:
+    """The CUDA version of the toolkit that holds ``path`` (its version.json), or ''."""
+    root = path
+    for _ in range(levels):
+        root = os.path.dirname(root)
+    text = system.read_text(os.path.join(root, "version.json"))
+    try:
+        return str(json.loads(text)["cuda"]["version"]) if text else ""
+    except (ValueError, KeyError, TypeError):
+        return ""
+
+
+def find_ptxas(system: System) -> Tool:
+    exe = "ptxas.exe" if _is_windows(system) else "ptxas"
+    env = system.env
+    candidates = [("TILEC_PTXAS_PATH", env.get("TILEC_PTXAS_PATH", ""))]
+    candidates += _site(
+        system, tuple(p + (".exe" if exe.endswith(".exe") else "") for p in _PIP_PTXAS)
+    )
+    candidates += [(via, os.path.join(root, "bin", exe)) for via, root in _roots(system)]
+    candidates += [("PATH", system.which("ptxas") or "")]
+    candidates += [("/usr/local/cuda", "/usr/local/cuda/bin/ptxas")]
+    via, path = _first(system, candidates)
+    if not path:
+        return Tool("ptxas", error="not found")
+    result = system.run([path, "--version"], timeout=10.0)
+    match = re.search(r"release [\d.]+, V(\d+\.\d+(?:\.\d+)?)", result.stdout)
+    if not match:
+        return Tool("ptxas", path, via, error=(result.stderr or result.stdout).strip()[:200])
+    return Tool("ptxas", path, via, match.group(1))
+
+
+def find_nvjitlink(system: System) -> Tool:
+    candidates = _site(system, _PIP_NVJITLINK)
+    for via, root in _roots(system):
+        candidates += [
+            (via, p) for p in system.glob(os.path.join(root, "lib64", "libnvJitLink.so.*"))
+        ]
+        candidates += [
+            (via, p) for p in system.glob(os.path.join(root, "lib", "libnvJitLink.so.*"))
+        ]
+        candidates += [(via, p) for p in system.glob(os.path.join(root, "bin", "nvJitLink_*.dll"))]
+    cuda = "/usr/local/cuda/lib64"
+    candidates += [("/usr/local/cuda", p) for p in system.glob(f"{cuda}/libnvJitLink.so.*")]
+    via, path = _first(system, candidates)
+    if not path:
+        return Tool("nvJitLink", error="not found")
+    version = system.nvjitlink_version(path)
+    if not version and via == "site-packages":
+        version = _pip_version(system, "nvJitLink")
+    return Tool("nvJitLink", path, via, version)
+
+
+def find_libdevice(system: System) -> Tool:
+    relative = os.path.join("nvvm", "libdevice", "libdevice.10.bc")
+    candidates = [("TILEC_LIBDEVICE_PATH", system.env.get("TILEC_LIBDEVICE_PATH", ""))]
+    candidates += _site(system, _PIP_LIBDEVICE)
+    candidates += [(via, os.path.join(root, relative)) for via, root in _roots(system)]
+    candidates += [("/usr/local/cuda", os.path.join("/usr/local/cuda", relative))]
+    via, path = _first(system, candidates)
+    if not path:
+        return Tool("libdevice", error="not found")
+    if via == "site-packages":
+        version = _pip_version(system, "libdevice")
+    else:
+        version = _toolkit_version(system, path, levels=3)
+    return Tool("libdevice", path, via, version)
+
+
+def libcuda_candidates(system: System) -> list[tuple[str, str]]:
+    """(found_via, name or path) to try loading libcuda from, in order."""
+    env = system.env
+    override = env.get("TILEC_LIBCUDA_PATH", "")
+    if override and not override.endswith((".so", ".dll")) and ".so." not in override:
+        override = os.path.join(override, "libcuda.so.1")  # a directory was given
+    candidates = [("TILEC_LIBCUDA_PATH", override)] if override else []
+    system_name = system.uname()[0].lower()
+    if system_name == "windows":
+        return [*candidates, ("loader", "nvcuda.dll")]
+    if system_name != "linux":
+        return candidates
+    candidates.append(("loader", "libcuda.so.1"))
+    if system.exists(WSL_LIB):
+        candidates.append((WSL_LIB, f"{WSL_LIB}/libcuda.so.1"))
+    if system.exists("/run/opengl-driver/lib"):  # NixOS keeps the driver here, off the loader path
+        candidates.append(("/run/opengl-driver/lib", "/run/opengl-driver/lib/libcuda.so.1"))
+    return candidates
+
+
+def probe_libcuda(system: System) -> tuple[Tool, DriverQuery | None]:
+    """Load libcuda from the first candidate that loads and ask the driver what it supports."""
+    errors = []
+    for via, path in libcuda_candidates(system):
+        query = system.query_libcuda(path)
+        if query.loaded:
+            version = cuda_version_text(query.cuda_version)
+            return Tool("libcuda", path, via, version, query.error), query
+        errors.append(f"{path}: {query.error}")
+    return Tool("libcuda", error="; ".join(errors) or "no CUDA driver on this OS"), None
+
+
+def shadowing_dirs(system: System, nvjitlink: Tool) -> tuple[str, ...]:
+    """LD_LIBRARY_PATH entries with CUDA libraries that would be loaded instead of pip's."""
+    if nvjitlink.found_via != "site-packages":
+        return ()
+    pip_dir = os.path.dirname(nvjitlink.path)
+    found = []
+    for entry in system.env.get("LD_LIBRARY_PATH", "").split(os.pathsep):
+        if not entry or os.path.normpath(entry) == os.path.normpath(pip_dir):
+            continue
+        if system.glob(os.path.join(entry, "libnvJitLink.so*")):
+            found.append(entry)
+    return tuple(found)
+
+
+def toolchain(system: System | None = None) -> Toolchain:
+    """The CUDA toolchain pieces the CUDA backend will use (searched now, not cached)."""
+    system = system or System()
+    nvjitlink = find_nvjitlink(system)
+    return Toolchain(
+        ptxas=find_ptxas(system),
+        nvjitlink=nvjitlink,
+        libdevice=find_libdevice(system),
+        libcuda=probe_libcuda(system)[0],
+        shadowing=shadowing_dirs(system, nvjitlink),
+    )
