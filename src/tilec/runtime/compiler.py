@@ -1,0 +1,118 @@
+"""Compile one specialization of a kernel: frontend → passes → backend, through the disk cache.
+
+``compile(fn, specs, target, options)`` is the whole pipeline; the cache key covers the
+kernel's source fingerprint (with its @jit callees and constant globals), the ArgSpecs, the
+target, the options and the tilec + llvmlite (LLVM) versions. Every stage is written to
+``config.dump_dir`` when it is set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from .._version import __version__
+from ..backends.artifacts import CompiledKernel, Stage
+from ..backends.target import CompileOptions, Target
+from ..ir.argspec import ArgSpec
+from ..ir.ops.func import ModuleOp
+from .cache import KernelCache
+from .fingerprint import fingerprint
+
+_SUFFIX = {"tir": "tir", "llir": "ll", "asm": "s", "obj": "o", "ptx": "ptx", "cubin": "cubin"}
+
+
+def _python_function(fn: Any) -> Callable[..., Any]:
+    return fn.fn if getattr(fn, "__tilec_jit__", False) else fn
+
+
+def _llvmlite_version() -> str:
+    import llvmlite  # the package root is tiny; llvmlite.binding (the LLVM library) is not loaded
+
+    return str(llvmlite.__version__)
+
+
+def source_key(fn: Any) -> str:
+    """The kernel's source fingerprint (cached on a JITFunction as ``cache_key``)."""
+    cached = getattr(fn, "cache_key", None)
+    return cached if isinstance(cached, str) else fingerprint(_python_function(fn))
+
+
+def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: CompileOptions) -> str:
+    """The content address of one compiled specialization."""
+    parts = [
+        f"tilec {__version__}",
+        f"llvmlite {_llvmlite_version()}",
+        f"python {sys.version_info[0]}.{sys.version_info[1]}",
+        f"source {source_key(fn)}",
+        f"specs {[repr(s) for s in specs]}",
+        f"target {target!r}",
+        f"options {options!r}",
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def build_ir(
+    fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None, debug: bool = False
+) -> ModuleOp:
+    """Frontend and the pass pipeline: the optimized tile IR of one specialization."""
+    from .. import frontend
+    from ..passes import pipeline
+
+    module = frontend.build_module(_python_function(fn), specs, name=name)
+    pipeline.optimize(module, debug=debug)
+    return module
+
+
+def _compile_uncached(
+    fn: Any, specs: Sequence[ArgSpec], target: Target, options: CompileOptions
+) -> CompiledKernel:
+    from ..backends import registry
+    from ..ir.printer import print_ir
+
+    module = build_ir(fn, specs, debug=options.debug or config.get().debug)
+    compiled = registry.get(target.kind).compiler.compile(module, target, options)
+    if Stage.TIR.value not in compiled.asm:
+        compiled.asm[Stage.TIR.value] = print_ir(module)
+    return compiled
+
+
+def dump(compiled: CompiledKernel, key: str, root: Path) -> Path:
+    """Write every stage of ``compiled`` under ``root/<name>-<key prefix>/``."""
+    folder = root / f"{compiled.metadata.name}-{key[:12]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for stage, artifact in compiled.asm.items():
+        path = folder / f"{compiled.metadata.name}.{_SUFFIX.get(stage, stage)}"
+        if isinstance(artifact, bytes):
+            path.write_bytes(artifact)
+        else:
+            path.write_text(artifact, encoding="utf-8")
+    return folder
+
+
+def compile(
+    fn: Any,
+    specs: Sequence[ArgSpec],
+    target: Target,
+    options: CompileOptions | None = None,
+    *,
+    use_cache: bool | None = None,
+) -> CompiledKernel:
+    """Compile ``fn`` (a @jit function or its Python function) for ``specs`` on ``target``."""
+    options = options or CompileOptions()
+    cfg = config.get()
+    use_cache = cfg.cache_enabled if use_cache is None else use_cache
+    key = cache_key(fn, specs, target, options)
+    cache = KernelCache(cfg.cache_dir) if use_cache else None
+    compiled = cache.get(key) if cache is not None else None
+    if compiled is None:
+        compiled = _compile_uncached(fn, specs, target, options)
+        if cache is not None:
+            cache.put(key, compiled)
+    if cfg.dump_dir is not None:
+        dump(compiled, key, cfg.dump_dir)
+    return compiled

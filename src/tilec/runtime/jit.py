@@ -1,0 +1,238 @@
+"""``@tilec.jit``: JITFunction, ``kernel[grid](*args, **meta)`` and the compiled-kernel table.
+
+A warm launch is one call of the generated binder (specialization key + launch values + grid),
+one dict lookup and the backend kernel's ``launch`` (one native call). A miss turns the key
+into ArgSpecs, picks the backend from the arguments' device, compiles through the disk cache
+and loads the result.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import Any, TypeVar, overload
+
+from .. import config as _config
+from ..backends.target import CompileOptions, Target
+from ..errors import LaunchError, TilecError, UsageError
+from . import specialize
+from .binder import make_binder, parameters_of
+from .kernel import CpuKernel, CudaKernel, LaunchedKernel
+
+_OPTION_FIELDS = frozenset(f.name for f in fields(CompileOptions)) - {"extra"}
+# Triton launch options that tilec accepts and hands to the backend in ``CompileOptions.extra``.
+_EXTRA_OPTIONS = frozenset({"launch_cooperative_grid", "launch_pdl", "sanitize_overflow"})
+_TARGETS: dict[str, Target] = {}
+
+
+def compile_options(options: dict[str, Any], debug: bool | None) -> CompileOptions:
+    """CompileOptions from launch keywords (``num_warps=8`` ...), rejecting unknown names."""
+    known = {k: v for k, v in options.items() if k in _OPTION_FIELDS}
+    extra = {k: v for k, v in options.items() if k in _EXTRA_OPTIONS}
+    unknown = set(options) - set(known) - set(extra)
+    if unknown:
+        raise UsageError(
+            f"unknown keyword argument(s) {', '.join(sorted(unknown))}: neither kernel "
+            f"parameters nor launch options ({', '.join(sorted(_OPTION_FIELDS | _EXTRA_OPTIONS))})"
+        )
+    if "debug" not in known:
+        known["debug"] = bool(debug) if debug is not None else _config.get().debug
+    return CompileOptions(**known, extra=tuple(sorted(extra.items())))
+
+
+def _target(kind: str, backend: Any) -> Target:
+    target = _TARGETS.get(kind)
+    if target is None:
+        target = _TARGETS[kind] = backend.driver.current_target()
+    return target
+
+
+def _default_device() -> str:
+    """Where a kernel without array arguments runs: the GPU when one is usable, else the CPU."""
+    from ..backends import registry
+
+    try:
+        return "cuda" if registry.get("cuda").driver.is_available() else "cpu"
+    except TilecError:
+        return "cpu"
+
+
+class JITFunction:
+    """A kernel: compiled per specialization on first launch, launched with ``kernel[grid]``."""
+
+    __tilec_jit__ = True
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        do_not_specialize: Sequence[str | int] = (),
+        debug: bool | None = None,
+        noinline: bool = False,
+        backend: str | None = None,
+    ) -> None:
+        if backend not in (None, "cpu", "cuda"):
+            raise UsageError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
+        self.fn = fn
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        self.params = parameters_of(fn, do_not_specialize)
+        self.arg_names = [p.name for p in self.params]
+        self.constexprs = [i for i, p in enumerate(self.params) if p.constexpr]
+        self.do_not_specialize = [i for i, p in enumerate(self.params) if p.do_not_specialize]
+        self.debug = debug
+        self.noinline = noinline
+        self.backend = backend
+        self._bind = make_binder(self.params)
+        self._tables: dict[tuple[Any, ...], dict[Any, LaunchedKernel]] = {}
+        self._kernels: dict[Any, LaunchedKernel] = {}
+        self._cfg: Any = None
+        self._cache_key: str | None = None
+
+    # ------------------------------------------------------------------ Triton's surface
+    @property
+    def cache_key(self) -> str:
+        """Fingerprint of the source and everything it uses (computed once)."""
+        if self._cache_key is None:
+            from .fingerprint import fingerprint
+
+            self._cache_key = fingerprint(self.fn)
+        return self._cache_key
+
+    @property
+    def src(self) -> str:
+        return inspect.getsource(self.fn)
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise UsageError(
+            f"{self.__name__} is a @jit kernel: launch it with {self.__name__}[grid](...) "
+            "or call it from inside another kernel"
+        )
+
+    def __getitem__(self, grid: Any) -> Callable[..., LaunchedKernel]:
+        return functools.partial(self.run, grid=grid)
+
+    def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> LaunchedKernel:
+        """Compile (and load) for these arguments without running."""
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    # ------------------------------------------------------------------ launch
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> LaunchedKernel:
+        if _config._active is not self._cfg:
+            self._switch_config()
+        try:
+            key, values, grid, options = self._bind(grid, *args, **kwargs)
+        except TilecError:
+            raise self._describe_error(args, kwargs) from None
+        except TypeError as exc:
+            if "bind()" not in str(exc):
+                raise
+            raise UsageError(str(exc).replace("bind()", f"{self.__name__}()")) from None
+        if options:
+            key = (key, tuple(sorted(options.items())))
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._compile(key, options)
+        if not warmup:
+            kernel.launch(grid, values)
+        return kernel
+
+    def _switch_config(self) -> None:
+        """Keep one kernel table per setting that changes what a launch compiles to."""
+        cfg = _config.get()
+        self._cfg = cfg
+        setting = (cfg.backend, cfg.interpret, cfg.debug, cfg.num_threads)
+        self._kernels = self._tables.setdefault(setting, {})
+
+    def _describe_error(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TilecError:
+        """Re-describe the arguments one by one to name the one that failed."""
+        bound = inspect.signature(self.fn).bind_partial(*args, **kwargs)
+        bound.apply_defaults()
+        values = [bound.arguments.get(n) for n in self.arg_names]
+        try:
+            specialize.specialize(
+                self.arg_names,
+                values,
+                [p.constexpr for p in self.params],
+                [p.do_not_specialize for p in self.params],
+            )
+        except TilecError as exc:
+            return type(exc)(f"{self.__name__}: {exc}")
+        return UsageError(f"{self.__name__}: arguments could not be specialized")
+
+    def _compile(self, key: Any, options: dict[str, Any]) -> LaunchedKernel:
+        from ..backends import registry
+        from . import compiler
+
+        arg_keys = key[0] if options else key
+        specs = tuple(
+            specialize.spec_from_key(p.name, k, p.constexpr) for p, k in zip(self.params, arg_keys)
+        )
+        cfg = _config.get()
+        forced = self.backend or cfg.backend or ("cpu" if cfg.interpret else None)
+        try:
+            device = specialize.choose_device(self.arg_names, arg_keys, forced)
+        except UsageError as exc:
+            raise UsageError(f"{self.__name__}: {exc}") from None
+        device = device or _default_device()
+        opts = compile_options(options, self.debug)
+        backend = registry.get(device)
+        compiled = compiler.compile(self, specs, _target(device, backend), opts)
+        loaded = backend.driver.load(compiled)
+        kind = CpuKernel if device == "cpu" else CudaKernel
+        kernel = kind(compiled, loaded, specs)
+        if len(compiled.metadata.params) != len(kernel._pick):
+            raise LaunchError(
+                f"{self.__name__}: compiled kernel takes {len(compiled.metadata.params)} "
+                f"arguments, the specialization passes {len(kernel._pick)}"
+            )
+        self._kernels[key] = kernel
+        return kernel
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def jit(fn: Callable[..., Any]) -> JITFunction: ...
+@overload
+def jit(
+    fn: None = None,
+    *,
+    do_not_specialize: Sequence[str | int] = (),
+    debug: bool | None = None,
+    noinline: bool = False,
+    backend: str | None = None,
+    **ignored: Any,
+) -> Callable[[Callable[..., Any]], JITFunction]: ...
+
+
+def jit(
+    fn: Callable[..., Any] | None = None,
+    *,
+    do_not_specialize: Sequence[str | int] = (),
+    debug: bool | None = None,
+    noinline: bool = False,
+    backend: str | None = None,
+    **ignored: Any,
+) -> JITFunction | Callable[[Callable[..., Any]], JITFunction]:
+    """Decorate a kernel: ``@tilec.jit`` or ``@tilec.jit(do_not_specialize=["n"], debug=True)``.
+
+    ``backend="cpu"`` / ``"cuda"`` pins the backend; Triton's ``repr``, ``launch_metadata`` and
+    ``do_not_specialize_on_alignment`` (host-side profiling hooks) are accepted and ignored.
+    """
+    allowed = {"repr", "launch_metadata", "do_not_specialize_on_alignment", "version"}
+    unknown = set(ignored) - allowed
+    if unknown:
+        raise UsageError(f"jit() got unknown keyword argument(s) {sorted(unknown)}")
+
+    def decorator(f: Callable[..., Any]) -> JITFunction:
+        return JITFunction(
+            f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline, backend=backend
+        )
+
+    return decorator(fn) if fn is not None else decorator

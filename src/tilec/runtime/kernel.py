@@ -1,0 +1,196 @@
+"""A compiled kernel loaded for execution: packs launch values and runs the grid.
+
+``CpuKernel`` packs the runtime arguments into 8-byte slots (the CPU kernel ABI) with a
+struct precompiled per kernel and calls the launcher; ``CudaKernel`` hands typed values to the
+CUDA launcher on the current stream. Both expose what Triton's compiled kernel does
+(``asm``, ``metadata``, ``n_regs``, ``n_spills``) and raise DeviceAssertError after a failed
+``tl.device_assert``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .. import config
+from ..backends.artifacts import CompiledKernel, KernelMetadata
+from ..errors import DeviceAssertError, UnsupportedFeature, UsageError
+from ..ir import types as ir
+from ..ir.argspec import ArgKind, ArgSpec
+
+Grid3 = tuple[int, int, int]
+_GRIDS: dict[Any, Grid3] = {}
+_EMPTY: Grid3 = (0, 0, 0)
+
+
+def normalize_grid(grid: Any) -> Grid3:
+    """``grid`` as 3 non-negative ints; ``(0, 0, 0)`` when any dimension is 0 (nothing runs)."""
+    g = _GRIDS.get(grid) if type(grid) is tuple else None
+    if g is not None:
+        return g
+    dims = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+    if not 1 <= len(dims) <= 3:
+        raise UsageError(f"grid must have 1 to 3 dimensions, got {grid!r}")
+    try:
+        ints = [d.__index__() for d in dims]
+    except (AttributeError, TypeError):
+        raise UsageError(f"grid dimensions must be integers, got {grid!r}") from None
+    if any(d < 0 for d in ints):
+        raise UsageError(f"grid dimensions must be >= 0, got {grid!r}")
+    while len(ints) < 3:
+        ints.append(1)
+    g = (ints[0], ints[1], ints[2]) if all(ints) else _EMPTY
+    if type(grid) is tuple and all(type(d) is int for d in grid):
+        if len(_GRIDS) > 4096:
+            _GRIDS.clear()
+        _GRIDS[grid] = g
+    return g
+
+
+def runtime_indices(params: Sequence[ArgSpec]) -> tuple[int, ...]:
+    """Positions (among all kernel parameters) of those passed at launch."""
+    return tuple(i for i, p in enumerate(params) if p.is_runtime)
+
+
+def _slot_format(spec: ArgSpec) -> str:
+    """The struct format of one 8-byte argument slot (little-endian, CPU kernel ABI)."""
+    t = spec.type
+    if spec.kind is ArgKind.POINTER:
+        return "Q"
+    assert isinstance(t, ir.ScalarType)
+    if t.kind is ir.Kind.FLOAT:
+        formats = {"fp32": "f4x", "fp64": "d", "fp16": "e6x"}
+        if t.name not in formats:
+            raise UnsupportedFeature(f"scalar kernel arguments of type {t} ({spec.name})")
+        return formats[t.name]
+    return "Q" if t.kind is ir.Kind.UINT else "q"
+
+
+class LaunchedKernel:
+    """What both backends share: the compiled artifacts and Triton's attribute names."""
+
+    def __init__(self, compiled: CompiledKernel, loaded: Any, all_params: Sequence[ArgSpec]):
+        self.compiled = compiled
+        self.loaded = loaded  # keeps the code alive
+        self.metadata: KernelMetadata = compiled.metadata
+        self.asm = compiled.asm
+        self.params = tuple(all_params)
+        self._pick = runtime_indices(all_params)
+
+    name = property(lambda self: self.metadata.name)
+    n_regs = property(lambda self: self.metadata.n_regs)
+    n_spills = property(lambda self: self.metadata.n_spills)
+
+    def assert_error(self, index: int, pid: int, grid: Grid3) -> DeviceAssertError:
+        gx, gy, _ = grid
+        where = (pid % gx, (pid // gx) % gy, pid // (gx * gy))
+        asserts = self.metadata.asserts
+        if 0 <= index < len(asserts):
+            info = asserts[index]
+            text = f"{info.location}: device_assert failed: {info.message}"
+        else:
+            text = f"device_assert #{index} failed"
+        return DeviceAssertError(f"{text} (kernel {self.name}, program id {where})")
+
+
+class CpuKernel(LaunchedKernel):
+    """Runs on the host through ``launcher.run_cpu_grid``."""
+
+    def __init__(self, compiled: CompiledKernel, loaded: Any, all_params: Sequence[ArgSpec]):
+        from . import launcher
+
+        super().__init__(compiled, loaded, all_params)
+        runtime = [all_params[i] for i in self._pick]
+        fmt = "<" + "".join(_slot_format(p) for p in runtime)
+        self._struct = struct.Struct(fmt)
+        self._slots = len(runtime)
+        self._address = int(loaded.address)
+        self._run = launcher.run_cpu_grid
+        self._threads = config.get().num_threads or os.cpu_count() or 1
+        self._has_asserts = bool(compiled.metadata.asserts)
+        self._pool: list[tuple[Any, int, int]] = []
+        self._pack = self._make_packer()
+
+    def _make_packer(self) -> Any:
+        pack_into = self._struct.pack_into
+        pick = self._pick
+        if not pick:
+            return lambda buf, values: None
+        if len(pick) == 1:
+            (only,) = pick
+            return lambda buf, values: pack_into(buf, 0, values[only])
+        args = ", ".join(f"v[{i}]" for i in pick)
+        namespace: dict[str, Any] = {}
+        exec(f"def pack(buf, v, _p=_p):\n    _p(buf, 0, {args})\n", {"_p": pack_into}, namespace)
+        return namespace["pack"]
+
+    def _new_buffer(self) -> tuple[Any, int, int]:
+        buf = (ctypes.c_uint64 * (self._slots + 4))()  # argument slots, then the status block
+        address = ctypes.addressof(buf)
+        return buf, address, address + 8 * self._slots
+
+    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
+        g = _GRIDS.get(grid) if type(grid) is tuple else None
+        if g is None:
+            g = normalize_grid(grid)
+        if g is _EMPTY:
+            return
+        pool = self._pool
+        entry = pool.pop() if pool else self._new_buffer()
+        buf = entry[0]
+        self._pack(buf, values)
+        self._run(self._address, entry[1], g, self._threads, entry[2])
+        if self._has_asserts and buf[self._slots]:
+            self._raise_assert(buf, g)
+        pool.append(entry)
+
+    def _raise_assert(self, buf: Any, grid: Grid3) -> None:
+        index, pid = buf[self._slots] - 1, buf[self._slots + 1]
+        for i in range(4):  # the status block is zero again before the buffer is reused
+            buf[self._slots + i] = 0
+        self._pool.append((buf, ctypes.addressof(buf), ctypes.addressof(buf) + 8 * self._slots))
+        raise self.assert_error(int(index), int(pid), grid)
+
+
+def _torch_stream() -> int:
+    """torch's current CUDA stream when the user imported torch, else the default stream."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return 0
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return int(raw(torch.cuda.current_device()))
+    return int(torch.cuda.current_stream().cuda_stream)
+
+
+class CudaKernel(LaunchedKernel):
+    """Runs on the GPU through ``launcher.launch_cuda``."""
+
+    def __init__(self, compiled: CompiledKernel, loaded: Any, all_params: Sequence[ArgSpec]):
+        from . import launcher
+
+        super().__init__(compiled, loaded, all_params)
+        runtime = [all_params[i] for i in self._pick]
+        self._codes = b"".join(launcher.arg_code(p.type) for p in runtime)
+        self._function = int(loaded.function)
+        self._block = (32 * compiled.metadata.options.num_warps, 1, 1)
+        self._shared = compiled.metadata.shared
+        self._launch = launcher.launch_cuda
+        pick = self._pick
+        self._select = (
+            (lambda v: tuple(v[i] for i in pick)) if len(pick) != len(all_params) else tuple
+        )
+
+    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
+        g = _GRIDS.get(grid) if type(grid) is tuple else None
+        if g is None:
+            g = normalize_grid(grid)
+        if g is _EMPTY:
+            return
+        stream = _torch_stream()
+        self._launch(self._function, g, self._block, self._shared, stream, self._codes,
+                     self._select(values))  # fmt: skip

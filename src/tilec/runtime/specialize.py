@@ -1,0 +1,317 @@
+"""From Python launch arguments to a specialization key and the kernel's ArgSpecs.
+
+Each argument is described by a function chosen once per Python type (``describer``) that
+returns ``(key_part, value)``: the key part is a small hashable value carrying everything the
+compiler may assume (Triton's rules: ints equal to 1 or divisible by 16, i32/i64/u64 by value,
+16-byte pointer alignment, the array's device and dtype) and ``value`` is what the launch packs.
+The key parts are all the specialization needs: ``spec_from_key`` turns them into ArgSpecs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import TilecError, UnsupportedFeature, UsageError
+from ..ir import types as ir
+from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
+from . import dtypes
+
+Describer = Callable[[Any], tuple[Any, Any]]
+
+# Integer key parts: a type code plus 1 when the value is divisible by 16; ONE folds the value.
+ONE, I32, I64, U64, BOOL, FP32 = 1, 2, 4, 6, 8, 9
+_INT_TYPES = {I32: ir.int32, I64: ir.int64, U64: ir.uint64}
+
+
+@dataclass(frozen=True)
+class PointerKey:
+    """The key part of an array argument."""
+
+    device: str  # "cpu" or "cuda"
+    element: ir.ScalarType
+    aligned: bool  # address divisible by 16
+
+
+_POINTER_KEYS: dict[tuple[str, ir.ScalarType], tuple[PointerKey, PointerKey]] = {}
+
+
+def pointer_keys(device: str, element: ir.ScalarType) -> tuple[PointerKey, PointerKey]:
+    """The interned (unaligned, aligned) key pair, so warm launches allocate nothing."""
+    pair = _POINTER_KEYS.get((device, element))
+    if pair is None:
+        pair = (PointerKey(device, element, False), PointerKey(device, element, True))
+        _POINTER_KEYS[(device, element)] = pair
+    return pair
+
+
+# ---------------------------------------------------------------------------- scalars
+
+
+def _describe_int(v: int) -> tuple[int, int]:
+    if v == 1:
+        return ONE, v
+    if -0x8000_0000 <= v < 0x8000_0000:
+        code = I32
+    elif -0x8000_0000_0000_0000 <= v < 0x8000_0000_0000_0000:
+        code = I64
+    elif 0 <= v < 0x1_0000_0000_0000_0000:
+        code = U64
+    else:
+        raise UsageError(f"integer {v} does not fit in 64 bits")
+    return code + (v % 16 == 0), v
+
+
+def _describe_int_subclass(v: int) -> tuple[int, int]:
+    return _describe_int(int(v))
+
+
+def _describe_bool(v: bool) -> tuple[int, int]:
+    return BOOL, int(v)
+
+
+def _describe_float(v: float) -> tuple[int, float]:
+    return FP32, float(v)
+
+
+def _describe_none(v: None) -> tuple[None, None]:
+    return None, None
+
+
+def _describe_numpy_scalar(v: Any) -> tuple[Any, Any]:
+    item = v.item()
+    return describer(type(item))(item)
+
+
+# ---------------------------------------------------------------------------- arrays
+
+_NUMPY_DATA_OFFSET: int | None = None  # offset of PyArrayObject.data, checked once per process
+_NUMPY_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
+_read_address = ctypes.c_size_t.from_address
+
+
+def _numpy_data_offset(a: Any) -> int:
+    """Where numpy keeps the data pointer in its array struct (right after the object header).
+
+    Reading it directly costs ~0.1 µs where ``a.ctypes.data`` costs ~1 µs; the offset is
+    verified against ``__array_interface__`` so an unexpected layout falls back to the slow way.
+    """
+    global _NUMPY_DATA_OFFSET
+    if _NUMPY_DATA_OFFSET is None:
+        offset = object.__basicsize__
+        if _read_address(id(a) + offset).value != a.__array_interface__["data"][0]:
+            offset = -1
+        _NUMPY_DATA_OFFSET = offset
+    return _NUMPY_DATA_OFFSET
+
+
+def _numpy_keys(a: Any) -> tuple[PointerKey, PointerKey]:
+    pair = pointer_keys("cpu", dtypes.from_dtype(a.dtype))
+    _NUMPY_KEYS[a.dtype] = pair
+    return pair
+
+
+def _describe_numpy(a: Any) -> tuple[PointerKey, int]:
+    offset = _NUMPY_DATA_OFFSET if _NUMPY_DATA_OFFSET is not None else _numpy_data_offset(a)
+    if offset > 0:
+        p = _read_address(id(a) + offset).value
+    else:
+        p = a.__array_interface__["data"][0]
+    pair = _NUMPY_KEYS.get(a.dtype) or _numpy_keys(a)
+    return pair[not p & 15], p
+
+
+_TORCH_KEYS: dict[tuple[Any, bool], tuple[PointerKey, PointerKey]] = {}
+
+
+def _torch_keys(t: Any, cuda: bool) -> tuple[PointerKey, PointerKey]:
+    pair = pointer_keys("cuda" if cuda else "cpu", dtypes.from_dtype(t.dtype))
+    _TORCH_KEYS[(t.dtype, cuda)] = pair
+    return pair
+
+
+def _describe_torch(t: Any) -> tuple[PointerKey, int]:
+    """torch.Tensor by duck typing: ``data_ptr()``, ``dtype``, ``is_cuda`` (never imports torch)."""
+    p = t.data_ptr()
+    cuda = t.is_cuda
+    pair = _TORCH_KEYS.get((t.dtype, cuda)) or _torch_keys(t, cuda)
+    return pair[not p & 15], p
+
+
+def _describe_data_ptr(t: Any) -> tuple[PointerKey, int]:
+    """Other objects with ``data_ptr()`` and ``dtype`` (device from ``.device.type``)."""
+    p = int(t.data_ptr())
+    device = getattr(getattr(t, "device", None), "type", "cpu")
+    device = "cuda" if str(device).startswith("cuda") else "cpu"
+    return pointer_keys(device, dtypes.from_dtype(t.dtype))[not p & 15], p
+
+
+def _describe_cuda_array(a: Any) -> tuple[PointerKey, int]:
+    iface = a.__cuda_array_interface__
+    p = int(iface["data"][0])
+    return pointer_keys("cuda", dtypes.from_typestr(iface["typestr"]))[not p & 15], p
+
+
+def _describe_host_array(a: Any) -> tuple[PointerKey, int]:
+    iface = a.__array_interface__
+    p = int(iface["data"][0])
+    return pointer_keys("cpu", dtypes.from_typestr(iface["typestr"]))[not p & 15], p
+
+
+def _describe_dlpack(a: Any) -> tuple[PointerKey, int]:
+    from . import dlpack
+
+    v = dlpack.view(a)
+    return pointer_keys(v.device, v.dtype)[not v.address & 15], v.address
+
+
+def _unsupported(a: Any) -> tuple[Any, Any]:
+    if getattr(type(a), "__tilec_tensor_descriptor__", False):
+        raise UnsupportedFeature(
+            "TensorDescriptor kernel arguments are not supported yet (#5); "
+            "pass the tensor and build the descriptor inside the kernel"
+        )
+    raise UsageError(
+        f"cannot pass a {type(a).__module__}.{type(a).__qualname__} to a kernel: expected an "
+        "int, float, bool, None or an array (data_ptr(), __array_interface__, "
+        "__cuda_array_interface__ or __dlpack__)"
+    )
+
+
+def _resolve(t: type) -> Describer:
+    """Choose the describer for a Python type (run once per type)."""
+    if issubclass(t, bool):
+        return _describe_bool
+    if issubclass(t, int):
+        return _describe_int_subclass
+    if issubclass(t, float):
+        return _describe_float
+    module = t.__module__.split(".")[0]
+    if module == "numpy":
+        if t.__name__ == "ndarray":
+            return _describe_numpy
+        if hasattr(t, "item") and not hasattr(t, "__len__"):
+            return _describe_numpy_scalar
+    if hasattr(t, "data_ptr") and hasattr(t, "dtype"):
+        return _describe_torch if module == "torch" else _describe_data_ptr
+    for attr, fn in (
+        ("__cuda_array_interface__", _describe_cuda_array),
+        ("__array_interface__", _describe_host_array),
+        ("__dlpack__", _describe_dlpack),
+    ):
+        if hasattr(t, attr):
+            return fn
+    return _unsupported
+
+
+DESCRIBERS: dict[type, Describer] = {
+    int: _describe_int,
+    bool: _describe_bool,
+    float: _describe_float,
+    type(None): _describe_none,
+}
+
+
+def describer(t: type) -> Describer:
+    """The describer of Python type ``t`` (cached)."""
+    fn = DESCRIBERS.get(t)
+    if fn is None:
+        fn = DESCRIBERS[t] = _resolve(t)
+    return fn
+
+
+def describe(value: Any) -> tuple[Any, Any]:
+    """``(key_part, value)`` of one argument, with Triton's specialization."""
+    return (DESCRIBERS.get(type(value)) or describer(type(value)))(value)
+
+
+def describe_unspecialized(value: Any) -> tuple[Any, Any]:
+    """``describe`` for ``do_not_specialize`` parameters: type only, no value facts."""
+    key, v = describe(value)
+    if type(key) is int:
+        return (I32 if key == ONE else key & ~1), v
+    if type(key) is PointerKey and key.aligned:
+        return pointer_keys(key.device, key.element)[0], v
+    return key, v
+
+
+def constexpr_key(value: Any) -> Any:
+    """The key part of a constexpr value: the value, tagged by type so ``1`` and ``True`` differ."""
+    value = getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
+    try:
+        hash(value)
+    except TypeError:
+        raise UsageError(f"constexpr value {value!r} is not hashable") from None
+    return value if type(value) is int else (type(value), value)
+
+
+# ---------------------------------------------------------------------------- key -> ArgSpec
+
+
+def spec_from_key(name: str, key: Any, constexpr: bool) -> ArgSpec:
+    """The ArgSpec that a key part stands for."""
+    if constexpr:
+        value = key if type(key) is int else key[1]
+        return constexpr_arg(name, value)
+    if key is None:
+        return ArgSpec(name, ArgKind.NONE)
+    if type(key) is PointerKey:
+        return ArgSpec(name, ArgKind.POINTER, ir.PointerType(key.element), key.aligned)
+    if key == ONE:
+        return ArgSpec(name, ArgKind.SCALAR, ir.int32, equals_one=True)
+    if key == BOOL:
+        return ArgSpec(name, ArgKind.SCALAR, ir.int1)
+    if key == FP32:
+        return ArgSpec(name, ArgKind.SCALAR, ir.float32)
+    return ArgSpec(name, ArgKind.SCALAR, _INT_TYPES[key & ~1], divisible_by_16=bool(key & 1))
+
+
+def devices_of(names: Sequence[str], keys: Sequence[Any]) -> dict[str, list[str]]:
+    """Device kind -> names of the array arguments on it."""
+    found: dict[str, list[str]] = {}
+    for name, key in zip(names, keys):
+        if type(key) is PointerKey:
+            found.setdefault(key.device, []).append(name)
+    return found
+
+
+def choose_device(names: Sequence[str], keys: Sequence[Any], forced: str | None) -> str | None:
+    """The backend kind the arguments live on; ``None`` when no array says (scalars only).
+
+    ``forced`` (TILEC_BACKEND or an explicit ``backend=``) must agree with the arrays' device:
+    a CPU kernel cannot read device memory, nor a GPU kernel host memory.
+    """
+    found = devices_of(names, keys)
+    if len(found) > 1:
+        where = "; ".join(f"{dev}: {', '.join(args)}" for dev, args in sorted(found.items()))
+        raise UsageError(f"kernel arguments live on different devices ({where})")
+    device = next(iter(found), None)
+    if forced is not None and device is not None and forced != device:
+        args = ", ".join(found[device])
+        raise UsageError(
+            f"the {forced!r} backend was requested but arguments {args} live on {device!r}"
+        )
+    return forced or device
+
+
+def specialize(
+    names: Sequence[str],
+    values: Sequence[Any],
+    constexprs: Sequence[bool],
+    do_not_specialize: Sequence[bool] | None = None,
+) -> tuple[tuple[Any, ...], tuple[ArgSpec, ...]]:
+    """The key and ArgSpecs of one call (the slow, whole-signature form used off the warm path)."""
+    nospec = do_not_specialize or [False] * len(names)
+    keys = []
+    for name, value, cx, ns in zip(names, values, constexprs, nospec):
+        try:
+            if cx:
+                keys.append(constexpr_key(value))
+            else:
+                keys.append((describe_unspecialized if ns else describe)(value)[0])
+        except TilecError as exc:
+            raise type(exc)(f"argument {name!r}: {exc}") from None
+    specs = tuple(spec_from_key(n, k, c) for n, k, c in zip(names, keys, constexprs))
+    return tuple(keys), specs
