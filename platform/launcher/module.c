@@ -6,25 +6,31 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdarg.h>
 
 #include "tilec_launcher.h"
 
 /* Kernel parameters one launch accepts: 4 KiB of slots, CUDA's classic parameter limit. */
 #define MAX_ARGS 512
 
-static PyObject *raise_launch_error(const char *message, int code) {
-    PyObject *errors = PyImport_ImportModule("tilec.errors");
+/* Raises tilec.errors.LaunchError(message, code): every rejected argument and every failed
+ * launch is a LaunchError, whatever Python error the conversion hit first. */
+static PyObject *launch_error(int code, const char *format, ...) {
+    va_list vargs;
+    va_start(vargs, format);
+    PyObject *message = PyUnicode_FromFormatV(format, vargs);
+    va_end(vargs);
+    PyErr_Clear();
+    PyObject *errors = message ? PyImport_ImportModule("tilec.errors") : NULL;
     PyObject *cls = errors ? PyObject_GetAttrString(errors, "LaunchError") : NULL;
     Py_XDECREF(errors);
-    if (cls == NULL) {
-        return NULL;
-    }
-    PyObject *exc = PyObject_CallFunction(cls, "si", message, code);
-    Py_DECREF(cls);
+    PyObject *exc = cls ? PyObject_CallFunction(cls, "Oi", message, code) : NULL;
     if (exc != NULL) {
         PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-        Py_DECREF(exc);
     }
+    Py_XDECREF(exc);
+    Py_XDECREF(cls);
+    Py_XDECREF(message);
     return NULL;
 }
 
@@ -37,29 +43,26 @@ static int read_int64(PyObject *obj, int64_t *out) {
     return 0;
 }
 
-static int read_address(PyObject *obj, void **out) {
+static int read_address(PyObject *obj, const char *what, void **out) {
     unsigned long long v = PyLong_AsUnsignedLongLong(obj);
     if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        launch_error(-1, "%s must be an address (a non-negative int), got %R", what, obj);
         return -1;
     }
     *out = (void *)(uintptr_t)v;
     return 0;
 }
 
-/* A tuple of exactly three non-negative ints below 2**31. */
+/* A tuple of exactly three ints in 0..2**31-1. */
 static int read_dims(PyObject *obj, const char *what, uint32_t dims[3]) {
     if (!PyTuple_Check(obj) || PyTuple_Size(obj) != 3) {
-        PyErr_Format(PyExc_TypeError, "%s must be a tuple of 3 ints", what);
+        launch_error(-1, "%s must be a tuple of 3 ints, got %R", what, obj);
         return -1;
     }
     for (Py_ssize_t i = 0; i < 3; i++) {
         int64_t v;
-        if (read_int64(PyTuple_GetItem(obj, i), &v) < 0) {
-            return -1;
-        }
-        if (v < 0 || v > INT32_MAX) {
-            PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is outside 0..2**31-1", what, i,
-                         (long long)v);
+        if (read_int64(PyTuple_GetItem(obj, i), &v) < 0 || v < 0 || v > INT32_MAX) {
+            launch_error(-1, "%s must hold 3 ints in 0..2**31-1, got %R", what, obj);
             return -1;
         }
         dims[i] = (uint32_t)v;
@@ -67,40 +70,49 @@ static int read_dims(PyObject *obj, const char *what, uint32_t dims[3]) {
     return 0;
 }
 
-static int pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) {
-    int kind = tl_code_is_float(code);
-    int rc;
-    if (kind < 0) {
-        PyErr_Format(PyExc_ValueError, "unknown argument type code %c", code);
+/* An int argument: int64, or a uint64 above INT64_MAX (flagged by *is_unsigned = 1). */
+static int read_integer(PyObject *obj, int64_t *out, int *is_unsigned) {
+    *is_unsigned = 0;
+    if (read_int64(obj, out) == 0) {
+        return 0;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
         return -1;
     }
+    PyErr_Clear();
+    /* Only ints above INT64_MAX get here (rare), so the temporary int is affordable. */
+    PyObject *index = PyNumber_Index(obj);
+    unsigned long long u = index ? PyLong_AsUnsignedLongLong(index) : (unsigned long long)-1;
+    Py_XDECREF(index);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out = (int64_t)u;
+    *is_unsigned = 1;
+    return 0;
+}
+
+static int pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) {
+    int kind = tl_code_is_float(code);
+    int rc = TL_ERR_RANGE;
     if (kind == 1) {
         double v = PyFloat_AsDouble(obj);
-        if (v == -1.0 && PyErr_Occurred()) {
-            return -1;
+        if (!(v == -1.0 && PyErr_Occurred())) {
+            rc = tl_pack_float(code, v, slot);
         }
-        rc = tl_pack_float(code, v, slot);
+    } else if (kind == 0) {
+        int64_t v;
+        int is_unsigned;
+        if (read_integer(obj, &v, &is_unsigned) == 0) {
+            rc = tl_pack_int(code, v, is_unsigned, slot);
+        }
     } else {
-        long long v = PyLong_AsLongLong(obj);
-        int is_unsigned = 0;
-        if (v == -1 && PyErr_Occurred()) {
-            if (!PyErr_ExceptionMatches(PyExc_OverflowError) || !PyLong_Check(obj)) {
-                return -1;
-            }
-            PyErr_Clear();
-            unsigned long long u = PyLong_AsUnsignedLongLong(obj);
-            if (u == (unsigned long long)-1 && PyErr_Occurred()) {
-                PyErr_Clear();
-                u = 0, is_unsigned = -1;
-            } else {
-                v = (long long)u, is_unsigned = 1;
-            }
-        }
-        rc = is_unsigned < 0 ? TL_ERR_RANGE : tl_pack_int(code, (int64_t)v, is_unsigned, slot);
+        launch_error(-1, "argument %zd has an unknown type code '%c'", index, (int)code);
+        return -1;
     }
-    if (rc == TL_ERR_RANGE) {
-        PyErr_Format(PyExc_OverflowError, "argument %zd does not fit type code '%c'", index,
-                     code);
+    if (rc != TL_OK) {
+        launch_error(-1, "argument %zd (%R) does not fit its parameter type (code '%c')", index,
+                     obj, (int)code);
         return -1;
     }
     return 0;
@@ -110,20 +122,17 @@ static int pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) 
 static Py_ssize_t pack_tuple(PyObject *codes, PyObject *args, uint64_t *slots) {
     char *code_chars;
     Py_ssize_t ncodes;
-    if (PyBytes_AsStringAndSize(codes, &code_chars, &ncodes) < 0) {
+    if (!PyBytes_Check(codes) || PyBytes_AsStringAndSize(codes, &code_chars, &ncodes) < 0) {
+        launch_error(-1, "type codes must be bytes, got %R", codes);
         return -1;
     }
     if (!PyTuple_Check(args)) {
-        PyErr_SetString(PyExc_TypeError, "kernel arguments must be a tuple");
+        launch_error(-1, "kernel arguments must be a tuple, got %R", args);
         return -1;
     }
     Py_ssize_t n = PyTuple_Size(args);
-    if (n != ncodes) {
-        PyErr_Format(PyExc_TypeError, "%zd type codes for %zd arguments", ncodes, n);
-        return -1;
-    }
-    if (n > MAX_ARGS) {
-        PyErr_Format(PyExc_ValueError, "at most %d kernel arguments, got %zd", MAX_ARGS, n);
+    if (n != ncodes || n > MAX_ARGS) {
+        launch_error(-1, "%zd arguments for %zd type codes (at most %d)", n, ncodes, MAX_ARGS);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -147,20 +156,18 @@ static int check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected) 
 static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     void *fn, *kernel_args, *status;
     uint32_t grid[3];
-    int64_t threads;
+    int64_t threads = 0;
     (void)self;
-    if (check_nargs("run_cpu_grid", nargs, 5) < 0 || read_address(args[0], &fn) < 0 ||
-        read_address(args[1], &kernel_args) < 0 || read_dims(args[2], "grid", grid) < 0 ||
-        read_int64(args[3], &threads) < 0 || read_address(args[4], &status) < 0) {
+    if (check_nargs("run_cpu_grid", nargs, 5) < 0 || read_address(args[0], "fn", &fn) < 0 ||
+        read_address(args[1], "args", &kernel_args) < 0 || read_dims(args[2], "grid", grid) < 0 ||
+        read_address(args[4], "status", &status) < 0) {
         return NULL;
+    }
+    if (read_int64(args[3], &threads) < 0 || threads < 1) {
+        return launch_error(-1, "num_threads must be an int >= 1, got %R", args[3]);
     }
     if (fn == NULL || status == NULL) {
-        PyErr_SetString(PyExc_ValueError, "run_cpu_grid needs a function and a status address");
-        return NULL;
-    }
-    if (threads < 1) {
-        PyErr_SetString(PyExc_ValueError, "num_threads must be >= 1");
-        return NULL;
+        return launch_error(-1, "run_cpu_grid needs a function and a status address");
     }
     int rc;
     Py_BEGIN_ALLOW_THREADS
@@ -170,40 +177,43 @@ static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t 
                      (int64_t *)status);
     Py_END_ALLOW_THREADS
     if (rc != TL_OK) {
-        return raise_launch_error("the CPU grid runner rejected its arguments", rc);
+        return launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
     }
     Py_RETURN_NONE;
+}
+
+static int ensure_cuda(void) {
+    char msg[512];
+    if (tl_cuda_is_loaded() || tl_cuda_load(NULL, msg, sizeof msg) == TL_OK) {
+        return 0;
+    }
+    launch_error(-1, "cannot load the CUDA driver: %s", msg);
+    return -1;
 }
 
 /* launch_cuda(function, grid, block, shared, stream, codes, args) */
 static PyObject *launch_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     void *function, *stream;
     uint32_t grid[3], block[3];
-    int64_t shared;
+    int64_t shared = 0;
     uint64_t slots[MAX_ARGS];
     void *params[MAX_ARGS];
     (void)self;
-    if (check_nargs("launch_cuda", nargs, 7) < 0 || read_address(args[0], &function) < 0 ||
+    if (check_nargs("launch_cuda", nargs, 7) < 0 ||
+        read_address(args[0], "function", &function) < 0 ||
         read_dims(args[1], "grid", grid) < 0 || read_dims(args[2], "block", block) < 0 ||
-        read_int64(args[3], &shared) < 0 || read_address(args[4], &stream) < 0) {
+        read_address(args[4], "stream", &stream) < 0) {
         return NULL;
     }
-    if (shared < 0 || shared > UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "shared memory size out of range");
-        return NULL;
+    if (read_int64(args[3], &shared) < 0 || shared < 0 || shared > UINT32_MAX) {
+        return launch_error(-1, "shared memory must be an int in 0..2**32-1, got %R", args[3]);
     }
     Py_ssize_t n = pack_tuple(args[5], args[6], slots);
-    if (n < 0) {
+    if (n < 0 || ensure_cuda() < 0) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         params[i] = &slots[i];
-    }
-    if (!tl_cuda_is_loaded()) {
-        char msg[512];
-        if (tl_cuda_load(NULL, msg, sizeof msg) != TL_OK) {
-            return raise_launch_error(msg, -1);
-        }
     }
     int rc;
     Py_BEGIN_ALLOW_THREADS
@@ -211,10 +221,8 @@ static PyObject *launch_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_END_ALLOW_THREADS
     if (rc != 0) {
         const char *name = tl_cuda_error_name(rc);
-        char msg[160];
-        snprintf(msg, sizeof msg, "cuLaunchKernel failed: %s (%d)",
-                 name ? name : "CUDA_ERROR_UNKNOWN", rc);
-        return raise_launch_error(msg, rc);
+        return launch_error(rc, "cuLaunchKernel failed: %s (%d)",
+                            name ? name : "CUDA_ERROR_UNKNOWN", rc);
     }
     Py_RETURN_NONE;
 }
@@ -224,7 +232,8 @@ static PyObject *pack_args(PyObject *self, PyObject *const *args, Py_ssize_t nar
     void *address;
     uint64_t slots[MAX_ARGS];
     (void)self;
-    if (check_nargs("pack_args", nargs, 3) < 0 || read_address(args[2], &address) < 0) {
+    if (check_nargs("pack_args", nargs, 3) < 0 ||
+        read_address(args[2], "address", &address) < 0) {
         return NULL;
     }
     Py_ssize_t n = pack_tuple(args[0], args[1], slots);
@@ -232,8 +241,7 @@ static PyObject *pack_args(PyObject *self, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     if (n > 0 && address == NULL) {
-        PyErr_SetString(PyExc_ValueError, "pack_args needs a destination address");
-        return NULL;
+        return launch_error(-1, "pack_args needs a destination address");
     }
     memcpy(address, slots, (size_t)n * sizeof slots[0]);
     Py_RETURN_NONE;
@@ -251,7 +259,7 @@ static PyObject *load_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     if (tl_cuda_load(path, msg, sizeof msg) != TL_OK) {
-        return raise_launch_error(msg, -1);
+        return launch_error(-1, "cannot load the CUDA driver: %s", msg);
     }
     Py_RETURN_NONE;
 }
