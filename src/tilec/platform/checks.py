@@ -1,0 +1,486 @@
+"""Checks: pure functions from ``Facts`` (and the support policy) to ``Finding``s.
+
+``CHECKS`` lists them in report order. ``run_checks`` runs every one; a check that raises becomes
+a FAIL finding naming it, so the report always completes. Each finding that recognises a known
+failure carries its row number from notes/platform.md §7 in ``scenario``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from . import remedies
+from .facts import Facts
+from .finding import Category, Finding, Status
+from .matrix import Level, SupportPolicy, cuda_version_text, load_policy, version_tuple
+from .select import CudaPlan, install_line, plan_cuda
+from .toolchain import WSL_LIB
+
+Check = Callable[[Facts, SupportPolicy], Iterable[Finding]]
+
+
+def _f(
+    check: str, cat: Category, status: Status, summary: str, *details: str, **kw: object
+) -> Finding:
+    return Finding(check, cat, status, summary, tuple(d for d in details if d), **kw)  # type: ignore[arg-type]
+
+
+def platform_key(facts: Facts) -> tuple[str, str]:
+    """(os row, arch) of the support matrix that describes this machine."""
+    os_ = facts.os
+    name = {1: "wsl1", 2: "wsl2"}.get(os_.wsl, os_.system)
+    arch = "arm64" if os_.rosetta else os_.machine  # the hardware, not the translated process
+    return name, arch
+
+
+def check_os(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    os_ = facts.os
+    name, arch = platform_key(facts)
+    label = {
+        "linux": os_.distro or "Linux",
+        "windows": f"Windows (build {os_.windows_build})",
+        "darwin": f"macOS {os_.release}",
+    }.get(os_.system, os_.system or "unknown OS")
+    where = f"{label}, {arch}" + (f", {name.upper()}" if name.startswith("wsl") else "")
+    where += f", in a {os_.container} container" if os_.container else ""
+    row = policy.platform(name, arch)
+    details = (
+        f"kernel {os_.release}" if os_.system == "linux" else "",
+        f"glibc {os_.glibc}" if os_.glibc else "",
+    )
+    if row is None:
+        yield _f(
+            "system.os",
+            Category.SYSTEM,
+            Status.FAIL,
+            f"{where}: not a platform tilec supports",
+            *details,
+            remediation=remedies.unsupported_platform(),
+        )
+    elif row.level is Level.UNSUPPORTED:
+        yield _f(
+            "system.os",
+            Category.SYSTEM,
+            Status.FAIL,
+            f"{where}: unsupported",
+            row.note,
+            *details,
+            remediation=remedies.unsupported_platform(),
+        )
+    elif row.level is Level.EXPERIMENTAL:
+        yield _f(
+            "system.os", Category.SYSTEM, Status.WARN, f"{where}: experimental", row.note, *details
+        )
+    elif name == "wsl1":
+        yield _f(
+            "system.os",
+            Category.SYSTEM,
+            Status.WARN,
+            f"{where}: no GPU access in WSL1",
+            *details,
+            remediation=remedies.wsl1(),
+            scenario=8,
+        )
+    else:
+        yield _f("system.os", Category.SYSTEM, Status.OK, where, row.note, *details)
+
+
+def check_libc(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    os_ = facts.os
+    if os_.system != "linux":
+        return
+    row = policy.platform(*platform_key(facts))
+    minimum = row.glibc_min if row else ""
+    if os_.musl:
+        yield _f(
+            "system.glibc",
+            Category.SYSTEM,
+            Status.FAIL,
+            "musl libc: llvmlite ships no musllinux wheels",
+            remediation=remedies.glibc(minimum or "2.28"),
+            scenario=19,
+        )
+    elif minimum and os_.glibc and version_tuple(os_.glibc) < version_tuple(minimum):
+        yield _f(
+            "system.glibc",
+            Category.SYSTEM,
+            Status.FAIL,
+            f"glibc {os_.glibc} is older than the wheels' manylinux floor (glibc {minimum})",
+            remediation=remedies.glibc(minimum),
+            scenario=19,
+        )
+
+
+def check_rosetta(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    if facts.os.rosetta:
+        yield _f(
+            "system.rosetta",
+            Category.SYSTEM,
+            Status.WARN,
+            "this Python runs under Rosetta 2 (x86-64 on Apple Silicon)",
+            remediation=remedies.native_python_on_apple_silicon(),
+            scenario=28,
+        )
+
+
+def check_long_paths(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    if facts.os.system == "windows" and facts.os.long_paths is False:
+        yield _f(
+            "system.long_paths",
+            Category.SYSTEM,
+            Status.WARN,
+            "Windows long paths are disabled (LongPathsEnabled=0): deep cache paths fail",
+            remediation=remedies.long_paths(),
+            scenario=14,
+        )
+
+
+def check_container_gpus(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    nv = facts.nvidia
+    hinted = (nv.container_visible_devices or "").lower() not in (
+        "",
+        "void",
+        "none",
+    ) or nv.image_cuda_version
+    if facts.os.container and hinted and not nv.gpus and not nv.device_nodes:
+        hint = (
+            f"NVIDIA_VISIBLE_DEVICES={nv.container_visible_devices}"
+            if nv.container_visible_devices
+            else f"CUDA_VERSION={nv.image_cuda_version}"
+        )
+        yield _f(
+            "system.container_gpu",
+            Category.SYSTEM,
+            Status.WARN,
+            f"a CUDA container ({hint}) without GPU devices: no /dev/nvidia*, no driver",
+            remediation=remedies.container_gpus(),
+            scenario=24,
+        )
+
+
+def check_probes(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    for error in facts.probe_errors:
+        yield _f("system.probe", Category.SYSTEM, Status.WARN, f"a probe failed: {error}")
+
+
+def check_python(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    py = facts.python
+    ft = ", free-threaded" if py.free_threaded else ""
+    summary = f"{py.implementation} {py.version} ({py.bits}-bit{ft}, {py.env_kind})"
+    pip = f"pip {py.pip_version}" if py.pip_version else "pip not installed"
+    if py.bits != 64:
+        yield _f(
+            "python.bits",
+            Category.PYTHON,
+            Status.FAIL,
+            f"{summary}: 32-bit Python",
+            remediation=remedies.python_64bit(),
+            scenario=21,
+        )
+        return
+    version = version_tuple(py.version)[:2]
+    if version < version_tuple(policy.python_min):
+        yield _f(
+            "python.version",
+            Category.PYTHON,
+            Status.FAIL,
+            f"{summary}: tilec needs Python ≥ {policy.python_min}",
+            remediation=remedies.python_version(policy),
+            scenario=22,
+        )
+    elif version > version_tuple(policy.python_max_tested):
+        yield _f(
+            "python.version",
+            Category.PYTHON,
+            Status.WARN,
+            f"{summary}: newer than tested (≤ {policy.python_max_tested}); llvmlite may have no wheel",
+            remediation=remedies.python_version(policy),
+            scenario=22,
+        )
+    else:
+        yield _f("python.version", Category.PYTHON, Status.OK, summary, pip, py.executable)
+
+
+def check_tilec(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    t = facts.tilec
+    torch = (
+        f"torch {t.torch_version}" + (f" (CUDA {t.torch_cuda})" if t.torch_cuda else "")
+        if t.torch_version
+        else ""
+    )
+    if t.launcher_native:
+        yield _f(
+            "tilec.launcher",
+            Category.TILEC,
+            Status.OK,
+            f"tilec {t.version}, native launcher",
+            torch,
+        )
+    else:
+        status = Status.OK if "TILEC_DISABLE_LAUNCHER" in t.launcher_reason else Status.WARN
+        yield _f(
+            "tilec.launcher",
+            Category.TILEC,
+            status,
+            f"tilec {t.version}, ctypes launcher fallback (slower launches)",
+            t.launcher_reason,
+            torch,
+            remediation=None if status is Status.OK else remedies.reinstall_tilec(),
+        )
+    if not t.cache_writable:
+        yield _f(
+            "tilec.cache",
+            Category.TILEC,
+            Status.WARN,
+            f"cache directory {t.cache_dir} is not writable",
+            t.cache_error,
+            remediation=remedies.cache_dir(),
+            scenario=26,
+        )
+    else:
+        yield _f("tilec.cache", Category.TILEC, Status.OK, f"cache directory {t.cache_dir}")
+    if len(t.installed_flavours) > 1:
+        yield _f(
+            "tilec.flavours",
+            Category.TILEC,
+            Status.WARN,
+            f"several tilec distributions installed: {', '.join(t.installed_flavours)}",
+            remediation=remedies.duplicate_flavours(t.installed_flavours),
+        )
+
+
+_KEY_FEATURES = ("avx2", "avx512f", "fma", "neon", "sve", "sve2", "fp-armv8", "amx-tile")
+
+
+def check_cpu(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    cpu, llvm = facts.cpu, facts.llvm
+    if llvm.error or not cpu.name:
+        yield _f(
+            "cpu.llvmlite",
+            Category.CPU,
+            Status.FAIL,
+            f"llvmlite cannot be used: {llvm.error or 'no host CPU reported'}",
+            remediation=remedies.reinstall_llvmlite(),
+        )
+        return
+    features = ", ".join(f for f in _KEY_FEATURES if f in cpu.features) or "baseline ISA"
+    yield _f(
+        "cpu.llvmlite",
+        Category.CPU,
+        Status.OK,
+        f"{cpu.name} ({cpu.cores} cores; {features}) via llvmlite {llvm.llvmlite_version} / LLVM {llvm.llvm_version}",
+        f"triple {cpu.triple}",
+        f"LLVM targets: {', '.join(llvm.targets)}",
+    )
+
+
+def _gpu_line(facts: Facts) -> str:
+    gpus = facts.nvidia.gpus
+    return "; ".join(
+        f"GPU {i}: {g.name}"
+        + (
+            f" (CC {g.compute_capability}, {g.memory_mib // 1024} GiB)"
+            if g.compute_capability
+            else ""
+        )
+        for i, g in enumerate(gpus)
+    )
+
+
+def _driver_line(facts: Facts) -> str:
+    nv = facts.nvidia
+    cuda = cuda_version_text(nv.cuda_version)
+    parts = [
+        f"driver {nv.driver_version} (from {nv.driver_source})" if nv.driver_version else "",
+        f"CUDA {cuda} (cuDriverGetVersion)" if cuda else "",
+        f"CUDA_VISIBLE_DEVICES={nv.cuda_visible_devices}"
+        if nv.cuda_visible_devices is not None
+        else "",
+    ]
+    return ", ".join(p for p in parts if p)
+
+
+def check_nvidia(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    plan = plan_cuda(facts, policy)
+    if isinstance(plan, Finding):
+        yield Finding(
+            plan.check,
+            plan.category,
+            plan.status,
+            plan.summary,
+            (*plan.details, _driver_line(facts), _gpu_line(facts)),
+            plan.remediation,
+            plan.scenario,
+        )
+        return
+    gpu = plan.gpu
+    route = (
+        f"{plan.cubin_route} ({plan.tool.name} {plan.tool.version})"
+        if plan.tool
+        else plan.cubin_route
+    )
+    yield _f(
+        "nvidia.gpu",
+        Category.NVIDIA,
+        Status.OK,
+        f"{gpu.name}: compute capability {gpu.compute_capability} ({plan.arch.name}), {_driver_line(facts)}",
+        _gpu_line(facts),
+        f"target {plan.arch.arch}, PTX ISA {plan.ptx_version / 10:.1f}, cubin via {route}",
+        f"support level: {plan.arch.level.value}",
+    )
+    if plan.notice is not None:
+        yield plan.notice
+
+
+def check_toolchain(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    tools = facts.toolchain
+    lines = tuple(
+        f"{t.name}: {t.version or '?'} at {t.path} (via {t.found_via})"
+        if t.found
+        else f"{t.name}: {t.error or 'not found'}"
+        for t in (tools.nvjitlink, tools.ptxas, tools.libdevice, tools.libcuda)
+    )
+    found = [
+        f"{t.name} {t.version}".strip()
+        for t in (tools.nvjitlink, tools.ptxas, tools.libdevice)
+        if t.found
+    ]
+    summary = "CUDA toolchain: " + (", ".join(found) if found else "none found")
+    if not facts.nvidia.gpus:
+        yield _f(
+            "nvidia.toolchain_found",
+            Category.NVIDIA,
+            Status.SKIP,
+            summary + " (unused without a GPU)",
+            *lines,
+        )
+        return
+    usable = isinstance(plan_cuda(facts, policy), CudaPlan)
+    if usable and not tools.libdevice.found:
+        yield _f(
+            "nvidia.libdevice",
+            Category.NVIDIA,
+            Status.WARN,
+            summary + "; libdevice missing",
+            *lines,
+            remediation=remedies.libdevice(install_line(facts, policy)),
+        )
+    else:
+        yield _f("nvidia.toolchain_found", Category.NVIDIA, Status.OK, summary, *lines)
+
+
+def check_cuda_major(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    driver_major = facts.nvidia.cuda_version // 1000
+    if not facts.nvidia.gpus or not driver_major:
+        return
+    tools = facts.toolchain
+    newer = [
+        t
+        for t in (tools.nvjitlink, tools.ptxas)
+        if t.found and version_tuple(t.version)[:1] > (driver_major,)
+    ]
+    if newer:
+        names = ", ".join(f"{t.name} {t.version}" for t in newer)
+        cuda = cuda_version_text(facts.nvidia.cuda_version)
+        yield _f(
+            "nvidia.cuda_major",
+            Category.NVIDIA,
+            Status.WARN,
+            f"{names} is newer than the driver's CUDA {cuda}: its cubins need a driver ≥ 580",
+            remediation=remedies.match_driver_major(install_line(facts, policy)),
+            scenario=4,
+        )
+
+
+def check_loader(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    tools = facts.toolchain
+    if (
+        tools.libcuda.found
+        and tools.libcuda.found_via == WSL_LIB
+        and not facts.os.wsl_lib_on_loader_path
+    ):
+        yield _f(
+            "nvidia.wsl_loader",
+            Category.NVIDIA,
+            Status.WARN,
+            f"{WSL_LIB} is not on the loader path (tilec found libcuda there; other tools will not)",
+            remediation=remedies.libcuda(facts),
+            scenario=7,
+        )
+    if tools.shadowing:
+        yield _f(
+            "nvidia.shadowing",
+            Category.NVIDIA,
+            Status.WARN,
+            f"system CUDA libraries on LD_LIBRARY_PATH shadow pip's nvJitLink: {', '.join(tools.shadowing)}",
+            remediation=remedies.shadowing(tools.shadowing),
+            scenario=20,
+        )
+
+
+def check_other_gpus(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    for vendor in ("amd", "intel", "apple"):
+        gpus = [g for g in facts.other_gpus if g.vendor == vendor]
+        if not gpus:
+            continue
+        support = policy.vendor(vendor)
+        names = ", ".join(g.name + (f" ({g.arch})" if g.arch else "") for g in gpus)
+        planned = (
+            support.planned if support else "no tilec backend; kernels run on the CPU backend."
+        )
+        status = Status.OK if vendor == "apple" else Status.WARN
+        rocm = f"ROCm: {facts.rocm}" if vendor == "amd" and facts.rocm else ""
+        override = (
+            f"HSA_OVERRIDE_GFX_VERSION={facts.hsa_override_gfx_version}"
+            if vendor == "amd" and facts.hsa_override_gfx_version
+            else ""
+        )
+        yield _f(
+            f"gpu.{vendor}",
+            Category.OTHER_GPU,
+            status,
+            f"{names}: {planned}",
+            rocm,
+            override,
+            scenario={"amd": 18, "apple": 16}.get(vendor, 0),
+        )
+
+
+CHECKS: tuple[Check, ...] = (
+    check_os,
+    check_libc,
+    check_rosetta,
+    check_long_paths,
+    check_container_gpus,
+    check_probes,
+    check_python,
+    check_tilec,
+    check_cpu,
+    check_nvidia,
+    check_toolchain,
+    check_cuda_major,
+    check_loader,
+    check_other_gpus,
+)
+
+
+def run_checks(
+    facts: Facts, policy: SupportPolicy | None = None, checks: Iterable[Check] = CHECKS
+) -> tuple[Finding, ...]:
+    """Every finding about ``facts``; a crashing check becomes a FAIL finding and the rest still run."""
+    policy = policy or load_policy()
+    findings: list[Finding] = []
+    for check in checks:
+        try:
+            findings.extend(check(facts, policy))
+        except Exception as exc:  # a broken check is reported, never fatal
+            name = getattr(check, "__name__", repr(check))
+            findings.append(
+                _f(
+                    name,
+                    Category.SYSTEM,
+                    Status.FAIL,
+                    f"check {name} crashed: {type(exc).__name__}: {exc}",
+                )
+            )
+    return tuple(findings)
