@@ -86,11 +86,17 @@ def render_text(report: Report, verbose: bool = False) -> str:
     lines.append(
         f"• {issues} issue{'s' if issues != 1 else ''} found." if issues else "• No issues found!"
     )
-    verdict = "works" if sel.works else "does NOT work"
-    lines.append(
-        f"Selected backend: {sel.describe()} on {sel.device} ({verdict}); install: {sel.install}"
-    )
+    broken = "" if sel.works else " — it does NOT work (see ✗ above)"
+    lines.append(f"Backend: {sel.describe()} on {sel.device}{broken}")
+    lines.append(f"Why: {sel.reason}")
+    lines.append(f"Install: {sel.install}")
     return "\n".join(lines)
+
+
+def _worst(found: list[Finding]) -> Status:
+    """The category's marker: its most severe finding; skip only when everything was skipped."""
+    active = [f.status for f in found if f.status is not Status.SKIP]
+    return max(active, key=lambda s: s.severity) if active else Status.SKIP
 
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
