@@ -1,0 +1,90 @@
+"""PTX → cubin: nvJitLink in-process when present, else ptxas in a subprocess, else nothing
+(the driver JIT-compiles the PTX at load). Also reads register and spill counts from the log.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from ...errors import LoweringError
+from . import toolchain
+
+
+@dataclass(frozen=True)
+class Assembled:
+    cubin: bytes | None
+    n_regs: int
+    n_spills: int
+    log: str
+    tool: str  # "nvjitlink", "ptxas" or "none"
+
+
+def _parse(log: str) -> tuple[int, int]:
+    regs = re.search(r"Used (\d+) registers", log)
+    spills = re.search(r"(\d+) bytes spill stores", log)
+    return (int(regs.group(1)) if regs else 0, int(spills.group(1)) if spills else 0)
+
+
+def with_nvjitlink(ptx: str, arch: str) -> Assembled:
+    from cuda.bindings import nvjitlink
+
+    opts = [f"-arch={arch}", "-O3", "-verbose"]
+    handle = nvjitlink.create(len(opts), opts)
+    try:
+        data = ptx.encode()
+        try:
+            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+            nvjitlink.complete(handle)
+        except Exception as exc:
+            log = _error_log(nvjitlink, handle)
+            raise LoweringError(f"nvJitLink could not assemble the PTX for {arch}: {exc}\n{log}", ir=ptx) from exc
+        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, cubin)
+        size = nvjitlink.get_info_log_size(handle)
+        info = bytearray(size)
+        nvjitlink.get_info_log(handle, info)
+        log = info.decode(errors="replace").rstrip("\0")
+    finally:
+        nvjitlink.destroy(handle)
+    regs, spills = _parse(log)
+    return Assembled(bytes(cubin), regs, spills, log, "nvjitlink")
+
+
+def _error_log(nvjitlink: object, handle: int) -> str:
+    try:
+        size = nvjitlink.get_error_log_size(handle)  # type: ignore[attr-defined]
+        buf = bytearray(size)
+        nvjitlink.get_error_log(handle, buf)  # type: ignore[attr-defined]
+        return buf.decode(errors="replace").rstrip("\0")
+    except Exception:  # the log is a courtesy; the original error is raised anyway
+        return ""
+
+
+def with_ptxas(ptx: str, arch: str, ptxas: str) -> Assembled:
+    with tempfile.TemporaryDirectory(prefix="tilec-ptxas-") as tmp:
+        src, out = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(src, "w") as f:
+            f.write(ptx)
+        proc = subprocess.run([ptxas, f"-arch={arch}", "-O3", "-v", src, "-o", out],
+                              capture_output=True, text=True, timeout=300)
+        log = proc.stdout + proc.stderr
+        if proc.returncode != 0:
+            raise LoweringError(f"ptxas could not assemble the PTX for {arch}:\n{log}", ir=ptx)
+        with open(out, "rb") as f:
+            cubin = f.read()
+    regs, spills = _parse(log)
+    return Assembled(cubin, regs, spills, log, "ptxas")
+
+
+def assemble(ptx: str, arch: str, prefer: str = "auto") -> Assembled:
+    """Assemble with nvJitLink (``prefer='auto'|'nvjitlink'``) or ptxas (``'ptxas'``)."""
+    if prefer in ("auto", "nvjitlink") and toolchain.nvjitlink_available():
+        return with_nvjitlink(ptx, arch)
+    ptxas = toolchain.ptxas_path()
+    if prefer in ("auto", "ptxas") and ptxas:
+        return with_ptxas(ptx, arch, ptxas)
+    return Assembled(None, 0, 0, "", "none")

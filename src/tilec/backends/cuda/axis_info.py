@@ -1,0 +1,219 @@
+"""Axis analysis: per-dimension contiguity, divisibility and constancy of integer/pointer tiles.
+
+Decides how wide a load or store may be: a run of ``contiguity`` consecutive addresses whose first
+address is a multiple of ``divisibility`` bytes (pointers) or units (integers), under a mask that
+is constant over ``constancy`` elements. Conservative: unknown values get 1 everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...ir import ops as O
+from ...ir.argspec import ArgKind
+from ...ir.core import Op, Value
+from ...ir.types import PointerType, ScalarType, element_of, shape_of
+from .types import byte_size
+
+MAX_DIV = 1 << 12
+
+
+@dataclass(frozen=True)
+class AxisInfo:
+    contiguity: tuple[int, ...]
+    divisibility: tuple[int, ...]  # for scalars a 1-tuple
+    constancy: tuple[int, ...]
+
+
+def _pow2_div(v: int) -> int:
+    if v == 0:
+        return MAX_DIV
+    return min(v & -v, MAX_DIV)
+
+
+def _unknown(v: Value) -> AxisInfo:
+    shape = shape_of(v.type)
+    if not shape:
+        return AxisInfo((), (1,), ())
+    return AxisInfo((1,) * len(shape), (1,) * len(shape), (1,) * len(shape))
+
+
+def _uniform(v: Value, div: int) -> AxisInfo:
+    shape = shape_of(v.type)
+    if not shape:
+        return AxisInfo((), (div,), ())
+    return AxisInfo((1,) * len(shape), (div,) * len(shape), tuple(shape))
+
+
+class AxisAnalysis:
+    """Computes AxisInfo for every value of a function on demand, memoized."""
+
+    def __init__(self, func: O.FuncOp) -> None:
+        self.info: dict[Value, AxisInfo] = {}
+        for arg, spec in zip(func.args, func.specs):
+            div = 1
+            if spec.divisible_by_16:
+                div = 16
+            if spec.kind is ArgKind.SCALAR and isinstance(spec.type, ScalarType) and spec.type.is_floating():
+                div = 1
+            self.info[arg] = AxisInfo((), (div,), ())
+        for op in func.walk():
+            self._visit(op)
+
+    def __getitem__(self, v: Value) -> AxisInfo:
+        return self.info.get(v) or _unknown(v)
+
+    def _visit(self, op: Op) -> None:
+        rule = _RULES.get(type(op))
+        if isinstance(op, O.ForOp):
+            lb, step = self[op.operands[0]], self[op.operands[2]]
+            self.info[op.induction_var] = AxisInfo((), (math.gcd(lb.divisibility[0], step.divisibility[0]),), ())
+        if rule is None or len(op.results) != 1:
+            return
+        info = rule(self, op)
+        if info is not None:
+            self.info[op.result] = info
+
+
+def _constant(a: AxisAnalysis, op: Op) -> AxisInfo:
+    assert isinstance(op, O.ConstantOp)
+    value = op.value
+    div = _pow2_div(int(value)) if isinstance(value, (bool, int)) else 1
+    return _uniform(op.result, div)
+
+
+def _make_range(a: AxisAnalysis, op: Op) -> AxisInfo:
+    assert isinstance(op, O.MakeRangeOp)
+    n = op.end - op.start
+    return AxisInfo((n,), (_pow2_div(op.start),), (1,))
+
+
+def _splat(a: AxisAnalysis, op: Op) -> AxisInfo:
+    return _uniform(op.result, a[op.operands[0]].divisibility[0])
+
+
+def _broadcast(a: AxisAnalysis, op: Op) -> AxisInfo:
+    src = a[op.operands[0]]
+    s_shape, d_shape = shape_of(op.operands[0].type), shape_of(op.result.type)
+    contig = tuple(c if s == d else 1 for c, s, d in zip(src.contiguity, s_shape, d_shape))
+    const = tuple(c if s == d else d for c, s, d in zip(src.constancy, s_shape, d_shape))
+    return AxisInfo(contig, src.divisibility, const)
+
+
+def _expand_dims(a: AxisAnalysis, op: Op) -> AxisInfo:
+    assert isinstance(op, O.ExpandDimsOp)
+    src = a[op.operands[0]]
+    if not src.contiguity:
+        return _unknown(op.result)
+    ax = op.axis
+    div = min(src.divisibility)
+    return AxisInfo(
+        src.contiguity[:ax] + (1,) + src.contiguity[ax:],
+        src.divisibility[:ax] + (div,) + src.divisibility[ax:],
+        src.constancy[:ax] + (1,) + src.constancy[ax:],
+    )
+
+
+def _hint(a: AxisAnalysis, op: Op) -> AxisInfo:
+    assert isinstance(op, O.HintOp)
+    src = a[op.operands[0]]
+    div = op.multiple_of or src.divisibility
+    contig = op.max_contiguous or src.contiguity
+    const = op.max_constancy or src.constancy
+    if not src.contiguity:
+        return AxisInfo((), (min(div[0], MAX_DIV),), ())
+    return AxisInfo(tuple(contig), tuple(min(d, MAX_DIV) for d in div), tuple(const))
+
+
+def _add_like(lhs: AxisInfo, rhs: AxisInfo, scale: int, sub: bool) -> AxisInfo:
+    """``lhs + rhs*scale`` (scale = element bytes for addptr, 1 for integers)."""
+    if not lhs.contiguity:
+        return AxisInfo((), (math.gcd(lhs.divisibility[0], rhs.divisibility[0] * scale),), ())
+    contig = tuple(
+        math.gcd(lc, rk) if sub else max(math.gcd(lc, rk), math.gcd(rc, lk))
+        for lc, rc, lk, rk in zip(lhs.contiguity, rhs.contiguity, lhs.constancy, rhs.constancy)
+    )
+    div = tuple(min(math.gcd(ld, rd * scale), MAX_DIV) for ld, rd in zip(lhs.divisibility, rhs.divisibility))
+    const = tuple(math.gcd(lk, rk) for lk, rk in zip(lhs.constancy, rhs.constancy))
+    return AxisInfo(contig, div, const)
+
+
+def _binary(a: AxisAnalysis, op: Op) -> AxisInfo | None:
+    assert isinstance(op, O.BinaryOp)
+    elem = element_of(op.result.type)
+    if not (isinstance(elem, ScalarType) and elem.is_int()):
+        return None
+    lhs, rhs = a[op.operands[0]], a[op.operands[1]]
+    if op.kind in (O.BinaryKind.ADD, O.BinaryKind.SUB):
+        return _add_like(lhs, rhs, 1, op.kind is O.BinaryKind.SUB)
+    const = tuple(math.gcd(x, y) for x, y in zip(lhs.constancy, rhs.constancy))
+    if op.kind is O.BinaryKind.MUL:
+        div = tuple(min(x * y, MAX_DIV) for x, y in zip(lhs.divisibility, rhs.divisibility))
+        return AxisInfo((1,) * len(const), div, const) if const else AxisInfo((), div, ())
+    if not const:
+        return None
+    return AxisInfo((1,) * len(const), (1,) * len(const), const)
+
+
+def _addptr(a: AxisAnalysis, op: Op) -> AxisInfo:
+    elem = element_of(op.operands[0].type)
+    assert isinstance(elem, PointerType)
+    return _add_like(a[op.operands[0]], a[op.operands[1]], byte_size(elem.element), False)
+
+
+def _compare(a: AxisAnalysis, op: Op) -> AxisInfo | None:
+    lhs, rhs = a[op.operands[0]], a[op.operands[1]]
+    if not lhs.contiguity:
+        return None
+    const = []
+    for d in range(len(lhs.contiguity)):
+        c = math.gcd(lhs.constancy[d], rhs.constancy[d])
+        ordered = op.kind in (O.CompareKind.LT, O.CompareKind.GE)
+        if ordered and rhs.constancy[d] == shape_of(op.result.type)[d]:
+            # a contiguous run starting at a multiple of g stays on one side of a multiple of g
+            # (x < n and x >= n only: x <= n splits such a run)
+            g = math.gcd(lhs.divisibility[d], rhs.divisibility[d])
+            c = max(c, min(g, lhs.contiguity[d]))
+        const.append(c)
+    n = len(const)
+    return AxisInfo((1,) * n, (1,) * n, tuple(const))
+
+
+def _logical(a: AxisAnalysis, op: Op) -> AxisInfo | None:
+    infos = [a[v] for v in op.operands]
+    if not infos[0].contiguity:
+        return None
+    const = tuple(math.gcd(*cs) for cs in zip(*(i.constancy for i in infos)))
+    return AxisInfo((1,) * len(const), (1,) * len(const), const)
+
+
+def _binary_or_logical(a: AxisAnalysis, op: Op) -> AxisInfo | None:
+    assert isinstance(op, O.BinaryOp)
+    if op.kind in (O.BinaryKind.AND, O.BinaryKind.OR, O.BinaryKind.XOR) and str(element_of(op.result.type)) == "i1":
+        return _logical(a, op)
+    return _binary(a, op)
+
+
+def _cast(a: AxisAnalysis, op: Op) -> AxisInfo | None:
+    src = element_of(op.operands[0].type)
+    dst = element_of(op.result.type)
+    if isinstance(src, ScalarType) and isinstance(dst, ScalarType) and src.is_int() and dst.is_int() and dst.bits >= src.bits:
+        return a[op.operands[0]]
+    return None
+
+
+_RULES: dict[type, Callable[[AxisAnalysis, Op], AxisInfo | None]] = {
+    O.ConstantOp: _constant,
+    O.MakeRangeOp: _make_range,
+    O.SplatOp: _splat,
+    O.BroadcastOp: _broadcast,
+    O.ExpandDimsOp: _expand_dims,
+    O.HintOp: _hint,
+    O.BinaryOp: _binary_or_logical,
+    O.AddPtrOp: _addptr,
+    O.CompareOp: _compare,
+    O.SelectOp: _logical,
+    O.CastOp: _cast,
+}

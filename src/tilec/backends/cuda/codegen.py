@@ -1,0 +1,91 @@
+"""LLVM IR text → PTX with LLVM's NVPTX backend (O3 through the new pass manager).
+
+Every ``llvm.*`` / ``__nv_*`` callee is checked against the list tilec knows to select on the
+target before LLVM sees the module, because an unselectable intrinsic aborts the process.
+libdevice is linked (and internalized) only when a ``__nv_*`` function is referenced.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import cache
+
+from ...errors import LoweringError, PlatformError
+from . import toolchain
+
+TRIPLE = "nvptx64-nvidia-cuda"
+_LOCK = threading.Lock()
+
+_ALLOWED = re.compile(
+    r"llvm\.nvvm\.(read\.ptx\.sreg\.[a-z.]+|barrier\.cta\.sync\.aligned\.all|shfl\.sync\.(bfly|up|down|idx)\.i32"
+    r"|ex2\.approx\.f|lg2\.approx\.f)"
+    r"|llvm\.(fma|fabs|floor|ceil|trunc|rint|nearbyint|round|sqrt|minnum|maxnum|copysign)\.(f16|bf16|f32|f64)"
+    r"|llvm\.(minimum|maximum)\.(f16|bf16|f32)|llvm\.(exp2|sin|cos|tanh)\.f32"
+    r"|llvm\.(ctpop|ctlz|cttz|bitreverse)\.i(8|16|32|64)"
+    r"|llvm\.assume|vprintf|__assertfail|__nv_[a-z0-9_]+"
+)
+_DECLARE = re.compile(r'^declare [^@]*@"?([\w.$]+)"?\(', re.M)
+_NEEDS_AFN = re.compile(r"call (?![^@]*\bafn\b)[^@]*@\"?llvm\.(sin|cos|tanh)\.")
+
+
+def check_callees(llir: str) -> None:
+    """Refuse any declared function LLVM might fail to select (it would abort Python)."""
+    for name in _DECLARE.findall(llir):
+        if not _ALLOWED.fullmatch(name):
+            raise LoweringError(f"refusing to hand LLVM an unvetted callee @{name} (it could abort)")
+    if _NEEDS_AFN.search(llir):
+        raise LoweringError("llvm.sin/cos/tanh without afn cannot be selected for NVPTX")
+
+
+@cache
+def _llvm():  # type: ignore[no-untyped-def]
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    return llvm
+
+
+@cache
+def target_machine(arch: str, ptx_version: int):  # type: ignore[no-untyped-def]
+    llvm = _llvm()
+    target = llvm.Target.from_triple(TRIPLE)
+    return target.create_target_machine(cpu=arch, features=f"+ptx{ptx_version}", opt=3)
+
+
+@cache
+def _libdevice_bitcode() -> bytes:
+    path = toolchain.libdevice_path()
+    if path is None:
+        raise PlatformError("libdevice.10.bc was not found: pip install nvidia-nvvm, or set CUDA_HOME "
+                            "or TILEC_LIBDEVICE_PATH (needed by math functions such as erf, pow, fp64 exp)")
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, str]:
+    """Optimize ``llir`` and emit PTX; returns (optimized LLVM IR, PTX)."""
+    check_callees(llir)
+    llvm = _llvm()
+    with _LOCK:  # LLVM's global state (options, contexts) is not reentrant across threads
+        tm = target_machine(arch, ptx_version)
+        try:
+            mod = llvm.parse_assembly(llir)
+            mod.triple = TRIPLE
+            mod.data_layout = str(tm.target_data)
+            mod.verify()
+        except RuntimeError as exc:
+            raise LoweringError(f"LLVM rejected the generated IR: {exc}", ir=llir) from exc
+        if "@__nv_" in llir:
+            lib = llvm.parse_bitcode(_libdevice_bitcode())
+            lib.triple = TRIPLE
+            lib.data_layout = str(tm.target_data)
+            mod.link_in(lib)
+            for fn in mod.functions:
+                if not fn.is_declaration and fn.name != kernel:
+                    fn.linkage = llvm.Linkage.internal
+        pto = llvm.create_pipeline_tuning_options(speed_level=3)
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+        return str(mod), tm.emit_assembly(mod)

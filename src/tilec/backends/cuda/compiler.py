@@ -1,0 +1,87 @@
+"""The CUDA compiler: tile IR module → LLVM NVPTX IR → PTX → cubin, as a CompiledKernel.
+
+``compile`` never aborts the process: callees are vetted before LLVM runs (codegen.check_callees)
+and assembler failures raise LoweringError with the tool's log.
+"""
+
+from __future__ import annotations
+
+import re
+
+from llvmlite import ir
+
+from ...errors import LoweringError
+from ...ir.ops import FuncOp, ModuleOp
+from ...ir.printer import print_ir
+from ..artifacts import CompiledKernel, KernelMetadata, Stage
+from ..target import CompileOptions, Target
+from . import assemble, codegen, ptx_version
+from .layout import WARP_SIZE
+from .lowering import Lowering, Rule
+from .rules_atomic import RULES as ATOMIC
+from .rules_control import RULES as CONTROL
+from .rules_debug import RULES as DEBUG
+from .rules_dot import RULES as DOT
+from .rules_elementwise import RULES as ELEMENTWISE
+from .rules_memory import RULES as MEMORY
+from .rules_reduce import RULES as REDUCE
+from .rules_shape import RULES as SHAPE
+
+RULES: dict[type, Rule] = {**ELEMENTWISE, **MEMORY, **REDUCE, **CONTROL, **SHAPE, **DOT, **ATOMIC, **DEBUG}
+
+
+def kernel_of(module: ModuleOp) -> FuncOp:
+    funcs = module.functions
+    if len(funcs) != 1:
+        raise LoweringError(f"expected one kernel in the module, found {len(funcs)}")
+    return funcs[0]
+
+
+def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Lowering]:
+    """The kernel as LLVM IR text (unoptimized) and the lowering state (asserts, shared memory)."""
+    module = ir.Module(name=func.sym_name)
+    module.triple = codegen.TRIPLE
+    lowering = Lowering(module, func, options.num_warps, _arch_number(arch), RULES)
+    lowering.run()
+    text = str(module)
+    threads = options.num_warps * WARP_SIZE
+    attrs = f' "nvvm.maxntid"="{threads}"'
+    if options.maxnreg:
+        attrs += f' "nvvm.maxnreg"="{options.maxnreg}"'
+    text, n = re.subn(r'^(define ptx_kernel void @"?[\w.$]+"?\(.*\))', lambda m: m.group(1) + attrs, text, count=1, flags=re.M)
+    if n != 1:
+        raise LoweringError("could not find the kernel definition in the generated LLVM IR", ir=text)
+    return text, lowering
+
+
+def _arch_number(arch: str) -> int:
+    digits = re.sub(r"\D", "", arch)
+    return int(digits) if digits else 0
+
+
+class CudaCompiler:
+    """Implements the backend Compiler protocol for NVIDIA GPUs."""
+
+    def __init__(self, assembler: str = "auto") -> None:
+        self.assembler = assembler  # "auto", "nvjitlink", "ptxas" or "none" (driver JIT)
+
+    def stages(self) -> tuple[Stage, ...]:
+        return (Stage.TIR, Stage.LLIR, Stage.PTX, Stage.CUBIN)
+
+    def compile(self, module: ModuleOp, target: Target, options: CompileOptions) -> CompiledKernel:
+        func = kernel_of(module)
+        arch = target.arch
+        version = target.ptx_version or ptx_version.choose(arch)
+        ptx_version.choose(arch, requested=version)
+        llir, lowering = lower(func, arch, options)
+        optimized, ptx = codegen.to_ptx(llir, arch, version, func.sym_name)
+        asm: dict[str, str | bytes] = {"tir": print_ir(module), "llir": optimized, "ptx": ptx}
+        result = assemble.assemble(ptx, arch, self.assembler) if self.assembler != "none" else assemble.Assembled(None, 0, 0, "", "none")
+        if result.cubin is not None:
+            asm["cubin"] = result.cubin
+        meta = KernelMetadata(
+            name=func.sym_name, symbol=func.sym_name, target=target, options=options,
+            params=func.specs, shared=lowering.shared_bytes, n_regs=result.n_regs,
+            n_spills=result.n_spills, asserts=tuple(lowering.asserts),
+        )
+        return CompiledKernel(meta, asm)

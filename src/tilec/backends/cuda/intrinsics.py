@@ -1,0 +1,108 @@
+"""NVPTX intrinsics and inline PTX that tilec emits, by their exact LLVM 22 spellings.
+
+Only names listed in notes/nvptx.md as selecting on sm_80 and sm_90a are used here: anything else
+can abort LLVM inside the Python process.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .types import F32, I1, I32, VOID
+
+
+def declare(b: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+    module = b.module
+    try:
+        return module.get_global(name)
+    except KeyError:
+        return ir.Function(module, ir.FunctionType(ret, args), name)
+
+
+def sreg(b: ir.IRBuilder, reg: str) -> ir.Value:
+    """A special register such as ``tid.x`` or ``ctaid.y``."""
+    return b.call(declare(b, f"llvm.nvvm.read.ptx.sreg.{reg}", I32, []), [])
+
+
+def barrier(b: ir.IRBuilder) -> None:
+    b.call(declare(b, "llvm.nvvm.barrier.cta.sync.aligned.all", VOID, [I32]), [ir.Constant(I32, 0)])
+
+
+def shuffle_xor(b: ir.IRBuilder, v: ir.Value, lane_mask: int) -> ir.Value:
+    """``shfl.sync.bfly`` of any 8..64-bit value (split or widened to 32-bit lanes)."""
+    fn = declare(b, "llvm.nvvm.shfl.sync.bfly.i32", I32, [I32, I32, I32, I32])
+    args = (ir.Constant(I32, -1), ir.Constant(I32, lane_mask), ir.Constant(I32, 31))
+
+    def shfl32(x: ir.Value) -> ir.Value:
+        return b.call(fn, [args[0], x, args[1], args[2]])
+
+    return _through_i32(b, v, shfl32)
+
+
+def shuffle_up(b: ir.IRBuilder, v: ir.Value, delta: int) -> ir.Value:
+    fn = declare(b, "llvm.nvvm.shfl.sync.up.i32", I32, [I32, I32, I32, I32])
+
+    def shfl32(x: ir.Value) -> ir.Value:
+        return b.call(fn, [ir.Constant(I32, -1), x, ir.Constant(I32, delta), ir.Constant(I32, 0)])
+
+    return _through_i32(b, v, shfl32)
+
+
+def _through_i32(b: ir.IRBuilder, v: ir.Value, op: object) -> ir.Value:
+    ty = v.type
+    bits = _bits(ty)
+    as_int = v if isinstance(ty, ir.IntType) else b.bitcast(v, ir.IntType(bits))
+    if bits == 64:
+        vec = b.bitcast(as_int, ir.VectorType(I32, 2))
+        lo = op(b.extract_element(vec, ir.Constant(I32, 0)))  # type: ignore[operator]
+        hi = op(b.extract_element(vec, ir.Constant(I32, 1)))  # type: ignore[operator]
+        vec = b.insert_element(b.insert_element(ir.Constant(ir.VectorType(I32, 2), None), lo, ir.Constant(I32, 0)), hi, ir.Constant(I32, 1))
+        out = b.bitcast(vec, ir.IntType(64))
+    elif bits == 32:
+        out = op(as_int)  # type: ignore[operator]
+    else:
+        out = b.trunc(op(b.zext(as_int, I32)), ir.IntType(bits))  # type: ignore[operator]
+    return out if isinstance(ty, ir.IntType) else b.bitcast(out, ty)
+
+
+def _bits(ty: ir.Type) -> int:
+    if isinstance(ty, ir.IntType):
+        return ty.width
+    if isinstance(ty, ir.PointerType):
+        raise TypeError("cannot shuffle pointers")
+    return {"half": 16, "bfloat": 16, "float": 32, "double": 64}[str(ty)]
+
+
+def ex2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return b.call(declare(b, "llvm.nvvm.ex2.approx.f", F32, [F32]), [x])
+
+
+def lg2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return b.call(declare(b, "llvm.nvvm.lg2.approx.f", F32, [F32]), [x])
+
+
+def unary_f32(b: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
+    return b.call(declare(b, name, F32, [F32]), [x])
+
+
+def llvm_intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type | None = None) -> ir.Value:
+    """An overloaded ``llvm.*`` intrinsic on the type of its first argument (``llvm.fma.f32``)."""
+    ty = args[0].type
+    suffix = _suffix(ty)
+    fn = declare(b, f"llvm.{name}.{suffix}", ret or ty, [a.type for a in args])
+    return b.call(fn, args)
+
+
+def _suffix(ty: ir.Type) -> str:
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
+    return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}[str(ty)]
+
+
+def asm(b: ir.IRBuilder, ret: ir.Type, text: str, constraints: str, args: list[ir.Value],
+        side_effect: bool = True) -> ir.Value:
+    fnty = ir.FunctionType(ret, [a.type for a in args])
+    return b.asm(fnty, text, constraints, args, side_effect)
+
+
+__all__ = ["I1", "asm", "barrier", "declare", "shuffle_up", "shuffle_xor", "sreg"]

@@ -1,0 +1,109 @@
+"""Layout assignment: pick a preferred layout for every tile value before lowering.
+
+Walks each block backwards so a value takes the layout its (last) consumer wants: elementwise ops
+pass their result's layout to their operands, ``expand_dims`` asks for a slice of it, reductions
+for the parent of their result's slice. Anchors (stores, dot operands, unused values) get the
+default blocked layout with 16-byte vectors. Lowering converts where a wish cannot be honoured.
+"""
+
+from __future__ import annotations
+
+from ...ir import ops as O
+from ...ir.core import Block, Op, Value
+from ...ir.types import PointerType, TileType, element_of
+from .layout import Layout, Slice, default_layout
+from .types import byte_size
+
+_ELEMENTWISE = (
+    O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp, O.BitcastOp, O.AddPtrOp,
+    O.LoadOp, O.AtomicRMWOp, O.AtomicCASOp, O.HintOp,
+)  # fmt: skip
+
+
+def data_bytes(v: Value) -> int:
+    """Bytes of the data a tile describes (a pointer tile's pointee, else its element)."""
+    elem = element_of(v.type)
+    if isinstance(elem, PointerType):
+        return byte_size(elem.element)
+    return byte_size(elem)
+
+
+class LayoutPlan:
+    """Preferred layouts of tile values; ``default`` gives the anchor layout of any tile."""
+
+    def __init__(self, func: O.FuncOp, num_warps: int) -> None:
+        self.num_warps = num_warps
+        self.want: dict[Value, Layout] = {}
+        self._block(func.body)
+
+    def default(self, v: Value) -> Layout:
+        assert isinstance(v.type, TileType)
+        return default_layout(v.type.shape, self.num_warps, max(1, 16 // data_bytes(v)))
+
+    def __getitem__(self, v: Value) -> Layout:
+        got = self.want.get(v)
+        return got if got is not None else self.default(v)
+
+    def _request(self, v: Value, layout: Layout) -> None:
+        if isinstance(v.type, TileType) and v not in self.want:
+            self.want[v] = layout
+
+    def _block(self, block: Block) -> None:
+        for op in reversed(block.ops):
+            for r in op.results:
+                if isinstance(r.type, TileType) and r not in self.want:
+                    self.want[r] = self.default(r)
+            self._op(op)
+
+    def _op(self, op: Op) -> None:
+        if isinstance(op, _ELEMENTWISE) and op.results:
+            result = op.results[0]
+            if isinstance(result.type, TileType):
+                for v in op.operands:
+                    if isinstance(v.type, TileType) and v.type.shape == result.type.shape:
+                        self._request(v, self.want[result])
+        elif isinstance(op, O.StoreOp):
+            anchor = self.want.get(op.ptr) or self.default(op.value) if isinstance(op.value.type, TileType) else None
+            if anchor is not None:
+                for v in op.operands:
+                    self._request(v, anchor)
+        elif isinstance(op, O.BroadcastOp):
+            self._request(op.operands[0], self.want[op.result])
+        elif isinstance(op, O.ExpandDimsOp):
+            self._request(op.operands[0], Slice(self.want[op.result], op.axis))
+        elif isinstance(op, O.ReduceOp):
+            self._reduce(op)
+        elif isinstance(op, (O.ForOp, O.IfOp, O.WhileOp)):
+            self._control(op)
+
+    def _reduce(self, op: O.ReduceOp) -> None:
+        wanted = self.want.get(op.results[0])
+        if isinstance(wanted, Slice) and wanted.dim == op.axis:
+            parent: Layout = wanted.parent
+        else:
+            parent = self[op.operands[0]]
+        for v in op.operands:
+            self._request(v, parent)
+        for r in op.results:
+            if isinstance(r.type, TileType):
+                self.want[r] = Slice(parent, op.axis)
+
+    def _control(self, op: Op) -> None:
+        layouts = [self.want.get(r) for r in op.results]
+        for region in reversed(op.regions):
+            block = region.entry
+            term = block.terminator
+            if term is not None:
+                values = term.operands[1:] if isinstance(term, O.ConditionOp) else term.operands
+                for v, lay in zip(values, layouts):
+                    if lay is not None:
+                        self._request(v, lay)
+            args = block.args[1:] if isinstance(op, O.ForOp) else block.args
+            for a, lay in zip(args, layouts):
+                if lay is not None:
+                    self.want[a] = lay
+            self._block(block)
+        inits = op.operands[3:] if isinstance(op, O.ForOp) else op.operands if isinstance(op, O.WhileOp) else []
+        for v, lay in zip(inits, layouts):
+            if lay is not None:
+                self._request(v, lay)

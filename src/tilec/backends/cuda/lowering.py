@@ -1,0 +1,289 @@
+"""The lowering context: tile IR function → one NVPTX kernel in an llvmlite module.
+
+Holds the value environment (scalars as one LLVM value; tiles as a :class:`Tile` of per-thread
+registers in a layout), thread coordinates, shared-memory scratch and layout conversion. The
+per-op rules live in the ``rules_*`` modules and are looked up in one table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from ...errors import LoweringError, UnsupportedFeature
+from ...ir import ops as O
+from ...ir.argspec import ArgSpec
+from ...ir.core import Block, Op, Value
+from ...ir.types import PointerType, ScalarType, TileType, element_of
+from ..artifacts import AssertInfo
+from . import intrinsics as intr
+from .axis_info import AxisAnalysis
+from .layout import WARP_SIZE, DimMap, Layout, register_keys
+from .layout_assign import LayoutPlan
+from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
+
+MAX_STATIC_SHARED = 48 * 1024
+Key = tuple[int, ...]
+
+
+@dataclass
+class Tile:
+    """A distributed tile: this thread's registers, keyed by per-dimension register index."""
+
+    layout: Layout
+    shape: tuple[int, ...]
+    regs: dict[Key, ir.Value]
+
+    def map(self, fn: Callable[[ir.Value], ir.Value]) -> Tile:
+        return Tile(self.layout, self.shape, {k: fn(v) for k, v in self.regs.items()})
+
+
+Lowered = ir.Value | Tile
+Rule = Callable[["Lowering", Op], None]
+
+
+def param_type(spec: ArgSpec) -> ir.Type:
+    if isinstance(spec.type, PointerType):
+        return GLOBAL_PTR
+    assert isinstance(spec.type, ScalarType)
+    return I8 if spec.type.bits == 1 else llvm_type(spec.type)
+
+
+class Lowering:
+    def __init__(self, module: ir.Module, func: O.FuncOp, num_warps: int, arch: int,
+                 rules: dict[type, Rule]) -> None:
+        self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
+        self.rules = rules
+        self.plan = LayoutPlan(func, num_warps)
+        self.axis = AxisAnalysis(func)
+        self.env: dict[Value, Lowered] = {}
+        self.asserts: list[AssertInfo] = []
+        self.shared_bytes = 0
+        self._smem: ir.GlobalVariable | None = None
+        self._tid_cache: dict[DimMap, ir.Value] = {}
+        self._strings = 0
+        fnty = ir.FunctionType(ir.VoidType(), [param_type(s) for s in func.specs])
+        self.fn = ir.Function(module, fnty, func.sym_name)
+        self.fn.calling_convention = "ptx_kernel"
+        self.prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.b = ir.IRBuilder(self.fn.append_basic_block("body"))
+        tid = intr.sreg(self.prologue, "tid.x")
+        self.lane = self.prologue.and_(tid, ir.Constant(I32, WARP_SIZE - 1), "lane")
+        self.warp = self.prologue.lshr(tid, ir.Constant(I32, 5), "warp")
+
+    # -- driving ---------------------------------------------------------------------------
+    def run(self) -> None:
+        for arg, spec, param in zip(self.func.args, self.func.specs, self.fn.args):
+            param.name = spec.name
+            if isinstance(spec.type, ScalarType) and spec.type.bits == 1:
+                self.env[arg] = self.prologue.trunc(param, ir.IntType(1))
+            else:
+                self.env[arg] = param
+        self.block(self.func.body)
+        if not self.b.block.is_terminated:
+            self.b.ret_void()
+        self.prologue.branch(self.fn.blocks[1])
+        if self._smem is not None:
+            if self.shared_bytes > MAX_STATIC_SHARED:
+                raise UnsupportedFeature(
+                    f"kernel needs {self.shared_bytes} bytes of shared memory for layout "
+                    f"conversions (limit {MAX_STATIC_SHARED}); use smaller tiles", self.func.loc)
+            self._smem.value_type = ir.ArrayType(I8, max(self.shared_bytes, 16))
+
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            if op.is_terminator:
+                continue
+            rule = self.rules.get(type(op))
+            if rule is None:
+                raise UnsupportedFeature(f"the CUDA backend cannot lower '{op.name}' yet (#6)", op.loc)
+            rule(self, op)
+
+    # -- values ------------------------------------------------------------------------------
+    def scalar(self, v: Value) -> ir.Value:
+        got = self.env[v]
+        assert not isinstance(got, Tile), f"{v} is a tile"
+        return got
+
+    def tile(self, v: Value, layout: Layout | None = None) -> Tile:
+        got = self.env[v]
+        if not isinstance(got, Tile):
+            raise LoweringError(f"expected a tile for {v!r}")
+        return got if layout is None else self.convert(got, layout)
+
+    def value(self, v: Value, layout: Layout | None) -> Lowered:
+        """A tile converted to ``layout`` (when given), or a scalar as is."""
+        got = self.env[v]
+        if isinstance(got, Tile) and layout is not None:
+            return self.convert(got, layout)
+        return got
+
+    def want(self, v: Value) -> Layout:
+        return self.plan[v]
+
+    def set(self, v: Value, x: Lowered) -> None:
+        self.env[v] = x
+
+    def keys(self, layout: Layout, shape: tuple[int, ...]) -> list[Key]:
+        return register_keys(layout, shape)
+
+    # -- thread coordinates ----------------------------------------------------------------
+    def thread_index(self, dm: DimMap) -> ir.Value:
+        """``warp_d * tpw + lane_d`` along one dimension (computed once, in the prologue)."""
+        got = self._tid_cache.get(dm)
+        if got is None:
+            p = self.prologue
+            lane = p.urem(p.udiv(self.lane, _c(dm.lane_stride)), _c(dm.tpw))
+            warp = p.urem(p.udiv(self.warp, _c(dm.warp_stride)), _c(dm.wpc))
+            got = p.add(p.mul(warp, _c(dm.tpw)), lane)
+            self._tid_cache[dm] = got
+        return got
+
+    def coord(self, layout: Layout, shape: tuple[int, ...], key: Key) -> list[ir.Value]:
+        """The element coordinates of one register, as i32 values."""
+        out = []
+        for dm, n, i in zip(layout.dim_maps(), shape, key):
+            off = dm.offset(i, n)
+            if dm.distinct_threads(n) == 1:
+                out.append(_c(off % n))
+                continue
+            t = self.prologue.mul(self.thread_index(dm), _c(dm.spt)) if dm.spt > 1 else self.thread_index(dm)
+            out.append(self.b.urem(self.b.add(t, _c(off)), _c(n)))
+        return out
+
+    def owner_mask(self, layout: Layout, shape: tuple[int, ...]) -> ir.Value | None:
+        """True in the one thread that owns each of its elements (layouts may replicate data
+        across threads; atomics and stores must happen once). None when nothing is replicated."""
+        conds = []
+        for dm, n in zip(layout.dim_maps(), shape):
+            if dm.tpw * dm.wpc > dm.distinct_threads(n):
+                conds.append(self.prologue.icmp_unsigned("<", self.thread_index(dm), _c(dm.distinct_threads(n))))
+        lane_bits = warp_bits = 0
+        for dm in layout.dim_maps():
+            lane_bits |= (dm.tpw - 1) * dm.lane_stride
+            warp_bits |= (dm.wpc - 1) * dm.warp_stride
+        for reg, bits, total in ((self.lane, lane_bits, WARP_SIZE), (self.warp, warp_bits, self.num_warps)):
+            free = (total - 1) & ~bits
+            if free:
+                conds.append(self.prologue.icmp_unsigned("==", self.prologue.and_(reg, _c(free)), _c(0)))
+        if not conds:
+            return None
+        out = conds[0]
+        for c in conds[1:]:
+            out = self.prologue.and_(out, c)
+        return out
+
+    def first_thread(self) -> ir.Value:
+        tid = self.prologue.or_(self.lane, self.prologue.shl(self.warp, _c(5)))
+        return self.prologue.icmp_unsigned("==", tid, _c(0))
+
+    def linear(self, coords: list[ir.Value], shape: tuple[int, ...]) -> ir.Value:
+        idx: ir.Value = _c(0)
+        stride = 1
+        for c, n in reversed(list(zip(coords, shape))):
+            idx = self.b.add(idx, self.b.mul(c, _c(stride)) if stride != 1 else c)
+            stride *= n
+        return idx
+
+    # -- shared memory and conversions -------------------------------------------------------
+    def smem(self, nbytes: int) -> ir.Value:
+        """The base of the scratch shared memory, grown to at least ``nbytes``."""
+        if self._smem is None:
+            self._smem = ir.GlobalVariable(self.module, ir.ArrayType(I8, 16), "tilec_smem", addrspace=3)
+            self._smem.linkage = "internal"
+            self._smem.align = 16
+            self._smem.initializer = ir.Constant(ir.ArrayType(I8, 16), ir.Undefined)
+        self.shared_bytes = max(self.shared_bytes, (nbytes + 15) // 16 * 16)
+        return self._smem
+
+    def barrier(self) -> None:
+        intr.barrier(self.b)
+
+    def smem_ptr(self, base: ir.Value, index: ir.Value, elem_ty: ir.Type) -> ir.Value:
+        return self.b.gep(base, [index], source_etype=elem_ty)
+
+    def convert(self, t: Tile, layout: Layout) -> Tile:
+        if t.layout == layout:
+            return t
+        if _same_placement(t.layout, layout, t.shape):
+            return Tile(layout, t.shape, t.regs)
+        return self.remap([t], layout, t.shape, lambda c: self.linear(c, t.shape))
+
+    def remap(self, tiles: list[Tile], layout: Layout, shape: tuple[int, ...],
+              source_index: Callable[[list[ir.Value]], ir.Value]) -> Tile:
+        """Move elements through shared memory: ``tiles`` are written one after the other
+        (row-major each); the element at coordinates ``c`` of the result (in ``shape`` and
+        ``layout``) reads buffer element ``source_index(c)``."""
+        elem_ty = next(iter(tiles[0].regs.values())).type
+        store_ty = I8 if elem_ty == ir.IntType(1) else elem_ty
+        total = sum(_numel(t.shape) for t in tiles)
+        base = self.smem(total * _type_bytes(store_ty))
+        self.barrier()
+        start = 0
+        for t in tiles:
+            for key, reg in t.regs.items():
+                idx = self.linear(self.coord(t.layout, t.shape, key), t.shape)
+                if start:
+                    idx = self.b.add(idx, _c(start))
+                val = self.b.zext(reg, I8) if store_ty is not elem_ty else reg
+                self.b.store(val, self.smem_ptr(base, idx, store_ty))
+            start += _numel(t.shape)
+        self.barrier()
+        regs = {}
+        for key in self.keys(layout, shape):
+            idx = source_index(self.coord(layout, shape, key))
+            val = self.b.load(self.smem_ptr(base, idx, store_ty), typ=store_ty)
+            regs[key] = self.b.trunc(val, elem_ty) if store_ty is not elem_ty else val
+        return Tile(layout, shape, regs)
+
+    def global_string(self, text: str) -> ir.Value:
+        data = bytearray(text.encode("utf-8")) + b"\0"
+        ty = ir.ArrayType(I8, len(data))
+        g = ir.GlobalVariable(self.module, ty, f"tilec_str_{self._strings}", addrspace=1)
+        self._strings += 1
+        g.linkage = "internal"
+        g.global_constant = True
+        g.initializer = ir.Constant(ty, data)
+        return self.b.addrspacecast(g, ir.PointerType())
+
+
+def _c(v: int) -> ir.Constant:
+    return ir.Constant(I32, v)
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _same_placement(a: Layout, b: Layout, shape: tuple[int, ...]) -> bool:
+    """Whether two layouts put every element of ``shape`` in the same thread and register
+    (dimensions of size 1 are held by every thread whatever their map says)."""
+    return all(x == y or n == 1 for x, y, n in zip(a.dim_maps(), b.dim_maps(), shape))
+
+
+def _type_bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntType):
+        return max(t.width // 8, 1)
+    if isinstance(t, ir.PointerType):
+        return 8
+    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(t)]
+
+
+def element_bytes(v: Value) -> int:
+    return byte_size(element_of(v.type))
+
+
+def shape(v: Value) -> tuple[int, ...]:
+    return v.type.shape if isinstance(v.type, TileType) else ()
+
+
+def mem_type(v: Value) -> ir.Type:
+    return memory_type(element_of(v.type))
+
+
+__all__ = ["SHARED_PTR", "Lowering", "Tile", "element_bytes", "mem_type", "shape"]

@@ -1,0 +1,134 @@
+"""Elementwise math on one register: fast NVPTX instructions where exact enough, else libdevice.
+
+Never emits ``llvm.exp/log/log2/pow`` or non-``afn`` ``sin/cos/tanh``: LLVM 22 cannot select them
+for NVPTX and aborts. exp/log use ex2.approx/lg2.approx with log2(e)/ln(2) scaling (as Triton
+does); f16/bf16 compute in f32. Everything else calls ``__nv_*`` from libdevice, linked later.
+"""
+
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir
+
+from ...errors import UnsupportedFeature
+from ...ir.types import Kind, ScalarType
+from . import intrinsics as intr
+from .types import F32, F64, I1, I32, is_float
+
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+
+_LLVM_UNARY = {"floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint",
+               "nearbyint": "nearbyint", "round": "round", "sqrt_rn": "sqrt"}
+_LLVM_BINARY = {"fmin": "minnum", "fmax": "maxnum", "copysign": "copysign"}
+_LIBDEVICE_F32_ONLY = {"fast_expf", "fast_logf", "fast_log2f", "fast_exp10f", "fast_log10f",
+                       "fast_sinf", "fast_cosf", "fast_tanf", "fast_powf", "fast_dividef", "saturatef"}
+_LIBDEVICE_NAMES = {"div_rn": ("__nv_fdiv_rn", "__nv_ddiv_rn"), "div_rz": ("__nv_fdiv_rz", "__nv_ddiv_rz"),
+                    "div_rd": ("__nv_fdiv_rd", "__nv_ddiv_rd"), "div_ru": ("__nv_fdiv_ru", "__nv_ddiv_ru"),
+                    "rcp_rn": ("__nv_frcp_rn", "__nv_drcp_rn"), "ilogb": ("__nv_ilogbf", "__nv_ilogb"),
+                    "ldexp": ("__nv_ldexpf", "__nv_ldexp")}
+
+
+def apply(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool) -> ir.Value:
+    """``fn`` applied to one element of type ``elem``."""
+    if elem.is_int():
+        return _integer(b, fn, args, elem)
+    if fn in ("isnan", "isinf", "isfinite", "signbit"):
+        return _predicate(b, fn, args[0], elem)
+    if elem.bits < 32 and fn not in ("neg", "abs", "fma", "floor", "ceil", "trunc", "rint", "fmin", "fmax", "copysign"):
+        wide = [b.fpext(a, F32) if is_float(a.type) else a for a in args]
+        out = _float(b, fn, wide, 32, fast)
+        return b.fptrunc(out, args[0].type) if is_float(out.type) else out
+    return _float(b, fn, args, elem.bits, fast)
+
+
+def _float(b: ir.IRBuilder, fn: str, args: list[ir.Value], bits: int, fast: bool) -> ir.Value:
+    x = args[0]
+    ty = x.type
+    f32 = bits == 32
+    if fn == "neg":
+        return b.fneg(x)
+    if fn == "abs":
+        return intr.llvm_intrinsic(b, "fabs", [x])
+    if fn == "fma":
+        return intr.llvm_intrinsic(b, "fma", args)
+    if fn in _LLVM_UNARY:
+        return intr.llvm_intrinsic(b, _LLVM_UNARY[fn], [x])
+    if fn in _LLVM_BINARY:
+        return intr.llvm_intrinsic(b, _LLVM_BINARY[fn], args)
+    if fn == "sqrt":
+        flags = ("afn",) if fast and f32 else ()
+        return b.call(intr.declare(b, f"llvm.sqrt.{'f32' if f32 else 'f64'}", ty, [ty]), [x], fastmath=flags)
+    if fn == "rsqrt" and f32:
+        root = b.call(intr.declare(b, "llvm.sqrt.f32", F32, [F32]), [x], fastmath=("afn",))
+        return b.fdiv(ir.Constant(F32, 1.0), root, flags=("arcp", "afn"))
+    if f32 and fn in ("exp", "exp2", "log", "log2"):
+        return _fast_exp_log(b, fn, x)
+    if f32 and fast and fn in ("sin", "cos", "tanh"):
+        return b.call(intr.declare(b, f"llvm.{fn}.f32", F32, [F32]), [x], fastmath=("afn",))
+    if fn == "fdiv_ieee":
+        return b.fdiv(args[0], args[1])
+    return _libdevice(b, fn, args, f32)
+
+
+def _fast_exp_log(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
+    if fn == "exp":
+        return intr.ex2_approx(b, b.fmul(x, ir.Constant(F32, LOG2E)))
+    if fn == "exp2":
+        return intr.ex2_approx(b, x)
+    lg = intr.lg2_approx(b, x)
+    return b.fmul(lg, ir.Constant(F32, LN2)) if fn == "log" else lg
+
+
+def _libdevice(b: ir.IRBuilder, fn: str, args: list[ir.Value], f32: bool) -> ir.Value:
+    if fn in _LIBDEVICE_NAMES:
+        name = _LIBDEVICE_NAMES[fn][0 if f32 else 1]
+    elif fn in _LIBDEVICE_F32_ONLY:
+        if not f32:
+            raise UnsupportedFeature(f"{fn} takes fp32 only")
+        name = f"__nv_{fn}"
+    else:
+        name = f"__nv_{fn}f" if f32 else f"__nv_{fn}"
+    ret = I32 if fn == "ilogb" else (F32 if f32 else F64)
+    return b.call(intr.declare(b, name, ret, [a.type for a in args]), args)
+
+
+def _predicate(b: ir.IRBuilder, fn: str, x: ir.Value, elem: ScalarType) -> ir.Value:
+    if fn == "isnan":
+        return b.fcmp_unordered("uno", x, x)
+    if fn == "signbit":
+        return b.icmp_signed("<", b.bitcast(x, ir.IntType(elem.bits)), ir.Constant(ir.IntType(elem.bits), 0))
+    mag = intr.llvm_intrinsic(b, "fabs", [x])
+    inf = ir.Constant(x.type, math.inf)
+    if fn == "isinf":
+        return b.fcmp_ordered("==", mag, inf)
+    return b.fcmp_ordered("<", mag, inf)
+
+
+def _integer(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType) -> ir.Value:
+    x = args[0]
+    ty = x.type
+    signed = elem.kind is Kind.SINT
+    if fn == "neg":
+        return b.neg(x)
+    if fn == "not":
+        return b.not_(x)
+    if fn == "abs":
+        return b.select(b.icmp_signed("<", x, ir.Constant(ty, 0)), b.neg(x), x) if signed else x
+    if fn in ("umulhi", "mulhi"):
+        wide = ir.IntType(elem.bits * 2)
+        ext = b.sext if fn == "mulhi" and signed else b.zext
+        prod = b.mul(ext(x, wide), ext(args[1], wide))
+        return b.trunc(b.lshr(prod, ir.Constant(wide, elem.bits)), ty)
+    if fn == "popc":
+        return intr.llvm_intrinsic(b, "ctpop", [x])
+    if fn == "brev":
+        return intr.llvm_intrinsic(b, "bitreverse", [x])
+    if fn == "clz":
+        return intr.llvm_intrinsic(b, "ctlz", [x, ir.Constant(I1, 0)])
+    if fn == "ffs":
+        tz = intr.llvm_intrinsic(b, "cttz", [x, ir.Constant(I1, 0)])
+        one = b.add(tz, ir.Constant(ty, 1))
+        return b.select(b.icmp_unsigned("==", x, ir.Constant(ty, 0)), ir.Constant(ty, 0), one)
+    raise UnsupportedFeature(f"math function {fn} on {elem}")

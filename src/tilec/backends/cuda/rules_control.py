@@ -1,0 +1,157 @@
+"""Structured control flow (for, if, while) as LLVM basic blocks with phis per register.
+
+Loop-carried tiles keep the layout planned for the loop's results; values yielded in another
+layout are converted before the back edge. Scalar conditions are uniform across the block, so
+barriers inside branches are safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llvmlite import ir
+
+from ...ir import ops as O
+from ...ir.core import Op, Value
+from ...ir.types import Kind, ScalarType, TileType
+from .lowering import Lowered, Lowering, Rule, Tile
+
+
+def _flatten(x: Lowered) -> list[ir.Value]:
+    if isinstance(x, Tile):
+        return [x.regs[k] for k in sorted(x.regs)]
+    return [x]
+
+
+def _phis(L: Lowering, like: Sequence[Lowered]) -> tuple[list[Lowered], list[ir.PhiInstr]]:
+    """New phis shaped like ``like`` (tiles keep their layout and keys)."""
+    made: list[Lowered] = []
+    phis: list[ir.PhiInstr] = []
+    for x in like:
+        if isinstance(x, Tile):
+            regs = {}
+            for k in sorted(x.regs):
+                p = L.b.phi(x.regs[k].type)
+                regs[k] = p
+                phis.append(p)
+            made.append(Tile(x.layout, x.shape, regs))
+        else:
+            p = L.b.phi(x.type)
+            phis.append(p)
+            made.append(p)
+    return made, phis
+
+
+def _incoming(phis: list[ir.PhiInstr], values: Sequence[Lowered], block: ir.Block) -> None:
+    flat = [v for x in values for v in _flatten(x)]
+    for p, v in zip(phis, flat):
+        p.add_incoming(v, block)
+
+
+def _as(L: Lowering, values: Sequence[Value], like: Sequence[Lowered]) -> list[Lowered]:
+    """The lowered ``values``, tiles converted to the layouts of ``like``."""
+    out: list[Lowered] = []
+    for v, ref in zip(values, like):
+        out.append(L.value(v, ref.layout if isinstance(ref, Tile) else None))
+    return out
+
+
+def _initial(L: Lowering, op: Op, inits: Sequence[Value]) -> list[Lowered]:
+    return [L.value(v, L.want(r) if isinstance(r.type, TileType) else None) for v, r in zip(inits, op.results)]
+
+
+def _for(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.ForOp)
+    lb, ub, step = (L.scalar(v) for v in op.operands[:3])
+    inits = _initial(L, op, op.init_args)
+    b = L.b
+    header = b.append_basic_block("for.header")
+    body = b.append_basic_block("for.body")
+    exit_ = b.append_basic_block("for.exit")
+    entry = b.block
+    b.branch(header)
+    b.position_at_end(header)
+    iv = b.phi(lb.type)
+    iv.add_incoming(lb, entry)
+    carried, phis = _phis(L, inits)
+    _incoming(phis, inits, entry)
+    elem = op.operands[0].type
+    signed = isinstance(elem, ScalarType) and elem.kind is not Kind.UINT
+    cond = b.icmp_signed("<", iv, ub) if signed else b.icmp_unsigned("<", iv, ub)
+    b.cbranch(cond, body, exit_)
+    b.position_at_end(body)
+    L.set(op.induction_var, iv)
+    for arg, x in zip(op.body.args[1:], carried):
+        L.set(arg, x)
+    L.block(op.body)
+    term = op.body.terminator
+    nexts = _as(L, term.operands if term is not None else [], carried)
+    latch = b.block
+    iv.add_incoming(b.add(iv, step), latch)
+    _incoming(phis, nexts, latch)
+    b.branch(header)
+    b.position_at_end(exit_)
+    for r, x in zip(op.results, carried):
+        L.set(r, x)
+
+
+def _if(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.IfOp)
+    b = L.b
+    cond = L.scalar(op.operands[0])
+    then_bb = b.append_basic_block("if.then")
+    else_bb = b.append_basic_block("if.else")
+    merge = b.append_basic_block("if.end")
+    b.cbranch(cond, then_bb, else_bb)
+    arms = []
+    for bb, block in ((then_bb, op.then_block), (else_bb, op.else_block)):
+        b.position_at_end(bb)
+        L.block(block)
+        term = block.terminator
+        values = term.operands if term is not None else []
+        lowered = [L.value(v, L.want(r) if isinstance(r.type, TileType) else None) for v, r in zip(values, op.results)]
+        arms.append((lowered, b.block))
+        b.branch(merge)
+    b.position_at_end(merge)
+    if op.results:
+        made, phis = _phis(L, arms[0][0])
+        for lowered, block in arms:
+            _incoming(phis, lowered, block)
+        for r, x in zip(op.results, made):
+            L.set(r, x)
+
+
+def _while(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.WhileOp)
+    b = L.b
+    inits = _initial(L, op, op.operands)
+    header = b.append_basic_block("while.before")
+    after = b.append_basic_block("while.after")
+    exit_ = b.append_basic_block("while.exit")
+    entry = b.block
+    b.branch(header)
+    b.position_at_end(header)
+    carried, phis = _phis(L, inits)
+    _incoming(phis, inits, entry)
+    for arg, x in zip(op.before.args, carried):
+        L.set(arg, x)
+    L.block(op.before)
+    cond_op = op.before.terminator
+    assert isinstance(cond_op, O.ConditionOp)
+    forwarded = _as(L, cond_op.operands[1:], carried)
+    cond = L.scalar(cond_op.operands[0])
+    b.cbranch(cond, after, exit_)
+    b.position_at_end(after)
+    for arg, x in zip(op.after.args, forwarded):
+        L.set(arg, x)
+    L.block(op.after)
+    term = op.after.terminator
+    nexts = _as(L, term.operands if term is not None else [], carried)
+    _incoming(phis, nexts, b.block)
+    b.branch(header)
+    b.position_at_end(exit_)
+    for r, x in zip(op.results, forwarded):
+        L.set(r, x)
+
+
+RULES: dict[type, Rule] = {O.ForOp: _for, O.IfOp: _if, O.WhileOp: _while}

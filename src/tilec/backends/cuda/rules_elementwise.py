@@ -1,0 +1,175 @@
+"""Lowering rules for values computed element by element: creation ops, arithmetic, math,
+selects, casts, pointer arithmetic, splat/broadcast/expand_dims and hints.
+
+Every tile result takes its planned layout; operands are converted to it when they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ...ir import ops as O
+from ...ir.core import Op
+from ...ir.types import PointerType, ScalarType, TileType, element_of
+from . import intrinsics as intr
+from . import math_functions, scalar_ops
+from .layout import expand
+from .lowering import Lowering, Rule, Tile
+from .types import I32, memory_type
+
+
+def elementwise(L: Lowering, op: Op, fn: Callable[[list[ir.Value]], ir.Value]) -> None:
+    """Apply ``fn`` to corresponding registers of every operand (scalars broadcast)."""
+    result = op.results[0]
+    if not isinstance(result.type, TileType):
+        L.set(result, fn([L.scalar(v) for v in op.operands]))
+        return
+    layout = L.want(result)
+    ins = [L.value(v, layout) for v in op.operands]
+    regs = {}
+    for key in L.keys(layout, result.type.shape):
+        regs[key] = fn([x.regs[key] if isinstance(x, Tile) else x for x in ins])
+    L.set(result, Tile(layout, result.type.shape, regs))
+
+
+def _scalar_elem(op: Op, index: int = 0) -> ScalarType:
+    elem = element_of(op.operands[index].type)
+    assert isinstance(elem, ScalarType)
+    return elem
+
+
+def _binary(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.BinaryOp)
+    elem = _scalar_elem(op)
+    elementwise(L, op, lambda a: scalar_ops.binary(L.b, op.kind, a[0], a[1], elem, op.propagate_nan, op.fast))
+
+
+def _compare(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.CompareOp)
+    elem = element_of(op.operands[0].type)
+    elementwise(L, op, lambda a: scalar_ops.compare(L.b, op.kind, a[0], a[1], elem))
+
+
+def _math(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.MathOp)
+    elem = _scalar_elem(op)
+    elementwise(L, op, lambda a: math_functions.apply(L.b, op.fn, a, elem, op.fast))
+
+
+def _select(L: Lowering, op: Op) -> None:
+    elementwise(L, op, lambda a: L.b.select(a[0], a[1], a[2]))
+
+
+def _cast(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.CastOp)
+    src, dst = element_of(op.operands[0].type), element_of(op.result.type)
+    elementwise(L, op, lambda a: scalar_ops.cast(L.b, a[0], src, dst, op.rounding))
+
+
+def _bitcast(L: Lowering, op: Op) -> None:
+    dst = element_of(op.result.type)
+    elementwise(L, op, lambda a: scalar_ops.bitcast(L.b, a[0], dst))
+
+
+def _addptr(L: Lowering, op: Op) -> None:
+    elem = element_of(op.operands[0].type)
+    assert isinstance(elem, PointerType)
+    pointee = memory_type(elem.element)
+    elementwise(L, op, lambda a: L.b.gep(a[0], [a[1]], source_etype=pointee))
+
+
+def _hint(L: Lowering, op: Op) -> None:
+    elementwise(L, op, lambda a: a[0])
+
+
+def _constant(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.ConstantOp)
+    c = scalar_ops.constant(op.value, element_of(op.result.type))
+    if isinstance(op.result.type, TileType):
+        layout = L.want(op.result)
+        shape = op.result.type.shape
+        L.set(op.result, Tile(layout, shape, dict.fromkeys(L.keys(layout, shape), c)))
+    else:
+        L.set(op.result, c)
+
+
+def _make_range(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.MakeRangeOp)
+    layout = L.want(op.result)
+    shape = (op.end - op.start,)
+    regs = {}
+    for key in L.keys(layout, shape):
+        (c,) = L.coord(layout, shape, key)
+        regs[key] = L.b.add(c, ir.Constant(I32, op.start)) if op.start else c
+    L.set(op.result, Tile(layout, shape, regs))
+
+
+def _program_id(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.ProgramIdOp)
+    reg = ("nctaid." if isinstance(op, O.NumProgramsOp) else "ctaid.") + "xyz"[op.axis]
+    L.set(op.result, intr.sreg(L.prologue, reg))
+
+
+def _splat(L: Lowering, op: Op) -> None:
+    assert isinstance(op.result.type, TileType)
+    layout = L.want(op.result)
+    shape = op.result.type.shape
+    x = L.scalar(op.operands[0])
+    L.set(op.result, Tile(layout, shape, dict.fromkeys(L.keys(layout, shape), x)))
+
+
+def _broadcast(L: Lowering, op: Op) -> None:
+    assert isinstance(op.result.type, TileType)
+    layout = L.want(op.result)
+    shape = op.result.type.shape
+    src = L.tile(op.operands[0], layout)
+    regs = {}
+    for key in L.keys(layout, shape):
+        skey = tuple(0 if s == 1 and d != 1 else i for i, s, d in zip(key, src.shape, shape))
+        regs[key] = src.regs[skey]
+    L.set(op.result, Tile(layout, shape, regs))
+
+
+def _expand_dims(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.ExpandDimsOp) and isinstance(op.result.type, TileType)
+    got = L.env[op.operands[0]]
+    if not isinstance(got, Tile):
+        raise_scalar_expand(op)
+    assert isinstance(got, Tile)
+    layout = expand(got.layout, op.axis)
+    regs = {k[: op.axis] + (0,) + k[op.axis :]: v for k, v in got.regs.items()}
+    L.set(op.result, Tile(layout, op.result.type.shape, regs))
+
+
+def raise_scalar_expand(op: Op) -> None:
+    from ...errors import LoweringError
+
+    raise LoweringError("expand_dims of a scalar", op.loc)
+
+
+def _assume(L: Lowering, op: Op) -> None:
+    cond = L.env[op.operands[0]]
+    if not isinstance(cond, Tile):
+        L.b.call(intr.declare(L.b, "llvm.assume", ir.VoidType(), [ir.IntType(1)]), [cond])
+
+
+RULES: dict[type, Rule] = {
+    O.BinaryOp: _binary,
+    O.CompareOp: _compare,
+    O.MathOp: _math,
+    O.SelectOp: _select,
+    O.CastOp: _cast,
+    O.BitcastOp: _bitcast,
+    O.AddPtrOp: _addptr,
+    O.HintOp: _hint,
+    O.ConstantOp: _constant,
+    O.MakeRangeOp: _make_range,
+    O.ProgramIdOp: _program_id,
+    O.NumProgramsOp: _program_id,
+    O.SplatOp: _splat,
+    O.BroadcastOp: _broadcast,
+    O.ExpandDimsOp: _expand_dims,
+    O.AssumeOp: _assume,
+}

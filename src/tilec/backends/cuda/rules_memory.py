@@ -1,0 +1,239 @@
+"""Loads and stores: 16-byte vector accesses where axis analysis allows, masks as predicates.
+
+A masked access is inline PTX with an ``@p`` predicate (the ``b`` constraint) so the vector stays
+one instruction (``llvm.masked.load`` would scalarize it); unmasked ones are plain LLVM vector
+loads and stores. Elements replicated across threads are stored by their owner only.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...ir import ops as O
+from ...ir.core import Op, Value
+from ...ir.types import PointerType, TileType, element_of
+from . import intrinsics as intr
+from .layout import Layout
+from .lowering import Key, Lowering, Rule, Tile
+from .types import I1, I8, I16, I32, I64, byte_size, memory_type
+
+_CACHE = {"": "", ".ca": ".ca", ".cg": ".cg", ".cv": ".cv", ".cs": ".cs", ".wb": ".wb", ".wt": ".wt"}
+
+
+def _pointee(ptr: Value) -> PointerType:
+    elem = element_of(ptr.type)
+    assert isinstance(elem, PointerType)
+    return elem
+
+
+def vector_width(L: Lowering, ptr: Value, mask: Value | None, layout: Layout, shape: tuple[int, ...]) -> int:
+    """Elements per access along the fastest dimension (a power of 2, at most 16 bytes)."""
+    dim = layout.order[0]
+    dm = layout.dim_maps()[dim]
+    info = L.axis[ptr]
+    eb = byte_size(_pointee(ptr).element)
+    vw = min(dm.spt_in(shape[dim]), max(1, 16 // eb), info.contiguity[dim], max(1, info.divisibility[dim] // eb))
+    if mask is not None:
+        vw = min(vw, L.axis[mask].constancy[dim])
+    return 1 << (max(vw, 1).bit_length() - 1)
+
+
+def _groups(L: Lowering, layout: Layout, shape: tuple[int, ...], vw: int) -> list[list[Key]]:
+    dim = layout.order[0]
+    out = []
+    for key in L.keys(layout, shape):
+        if key[dim] % vw == 0:
+            out.append([key[:dim] + (key[dim] + j,) + key[dim + 1 :] for j in range(vw)])
+    return out
+
+
+def _words(nbytes: int) -> tuple[ir.IntType, int, str]:
+    """How a ``nbytes`` vector travels through inline PTX: (word type, count, constraint)."""
+    if nbytes >= 4:
+        return I32, nbytes // 4, "r"
+    return (I16, 1, "h") if nbytes == 2 else (I16, 1, "h")
+
+
+def _pack(b: ir.IRBuilder, vals: list[ir.Value], mem_ty: ir.Type) -> list[ir.Value]:
+    """Bit-pack element values into the words of :func:`_words`."""
+    nbytes = len(vals) * _type_bytes(mem_ty)
+    word, count, _ = _words(nbytes)
+    if nbytes == 1:
+        return [b.zext(vals[0], I16)]
+    vec_ty = ir.VectorType(mem_ty, len(vals))
+    vec = ir.Constant(vec_ty, None)
+    for i, v in enumerate(vals):
+        vec = b.insert_element(vec, v, ir.Constant(I32, i))
+    words = b.bitcast(vec, ir.VectorType(word, count)) if count > 1 or len(vals) > 1 else b.bitcast(vec, ir.VectorType(word, 1))
+    return [b.extract_element(words, ir.Constant(I32, i)) for i in range(count)]
+
+
+def _unpack(b: ir.IRBuilder, words: list[ir.Value], mem_ty: ir.Type, n: int) -> list[ir.Value]:
+    if n == 1 and _type_bytes(mem_ty) == 1:
+        return [b.trunc(words[0], I8)]
+    vec = ir.Constant(ir.VectorType(words[0].type, len(words)), None)
+    for i, w in enumerate(words):
+        vec = b.insert_element(vec, w, ir.Constant(I32, i))
+    elems = b.bitcast(vec, ir.VectorType(mem_ty, n))
+    return [b.extract_element(elems, ir.Constant(I32, i)) for i in range(n)]
+
+
+def _type_bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntType):
+        return max(t.width // 8, 1)
+    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(t)]
+
+
+def _ptx_ld(nwords: int, word: ir.IntType, nbytes: int, modifier: str) -> str:
+    vec = f".v{nwords}" if nwords > 1 else ""
+    kind = "b8" if nbytes == 1 else f"b{word.width}"
+    return f"ld{modifier}{vec}.{kind}"
+
+
+def masked_load(b: ir.IRBuilder, ptr: ir.Value, pred: ir.Value, other: list[ir.Value],
+                mem_ty: ir.Type, modifier: str) -> list[ir.Value]:
+    n = len(other)
+    nbytes = n * _type_bytes(mem_ty)
+    word, count, con = _words(nbytes)
+    other_words = _pack(b, other, mem_ty)
+    outs = ", ".join(f"${i}" for i in range(count))
+    movs = "".join(f"mov.b{word.width} ${i}, ${count + 2 + i}; " for i in range(count))
+    text = f"{movs}@${count + 1} {_ptx_ld(count, word, nbytes, modifier)} {{ {outs} }}, [ ${count} + 0 ];"
+    if count == 1:
+        text = text.replace("{ $0 }", "$0")
+    constraints = ",".join([f"={con}"] * count + ["l", "b"] + [con] * count)
+    ret = ir.LiteralStructType([word] * count) if count > 1 else word
+    res = intr.asm(b, ret, text, constraints, [ptr, pred, *other_words])
+    words = [b.extract_value(res, i) for i in range(count)] if count > 1 else [res]
+    return _unpack(b, words, mem_ty, n)
+
+
+def masked_store(b: ir.IRBuilder, ptr: ir.Value, pred: ir.Value, vals: list[ir.Value],
+                 mem_ty: ir.Type, modifier: str = "") -> None:
+    nbytes = len(vals) * _type_bytes(mem_ty)
+    word, count, con = _words(nbytes)
+    words = _pack(b, vals, mem_ty)
+    vec = f".v{count}" if count > 1 else ""
+    kind = "b8" if nbytes == 1 else f"b{word.width}"
+    ins = ", ".join(f"${i + 2}" for i in range(count))
+    body = f"{{ {ins} }}" if count > 1 else ins
+    text = f"@$1 st.global{modifier}{vec}.{kind} [ $0 + 0 ], {body};"
+    intr.asm(b, ir.VoidType(), text, ",".join(["l", "b"] + [con] * count), [ptr, pred, *words])
+
+
+def _load(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.LoadOp)
+    elem = _pointee(op.ptr).element
+    mem_ty = _mem_type(elem)
+    modifier = ".volatile.global" if op.volatile else ".global" + _CACHE.get(op.cache, "")
+    if not isinstance(op.result.type, TileType):
+        L.set(op.result, _load_one(L, L.scalar(op.ptr), _opt_scalar(L, op.mask), _opt_scalar(L, op.other), elem, mem_ty, modifier, 1)[0])
+        return
+    layout, shape = L.want(op.result), op.result.type.shape
+    ptrs = L.tile(op.ptr, layout)
+    mask = L.value(op.mask, layout) if op.mask is not None else None
+    other = L.value(op.other, layout) if op.other is not None else None
+    vw = vector_width(L, op.ptr, op.mask, layout, shape)
+    regs: dict[Key, ir.Value] = {}
+    for group in _groups(L, layout, shape, vw):
+        pred = _reg(mask, group[0])
+        others = [_reg(other, k) for k in group] if other is not None else None
+        vals = _load_group(L, ptrs.regs[group[0]], pred, others, elem, mem_ty, modifier, len(group))
+        regs.update(zip(group, vals))
+    L.set(op.result, Tile(layout, shape, regs))
+
+
+def _reg(x: ir.Value | Tile | None, key: Key) -> ir.Value | None:
+    if x is None:
+        return None
+    return x.regs[key] if isinstance(x, Tile) else x
+
+
+def _opt_scalar(L: Lowering, v: Value | None) -> ir.Value | None:
+    return None if v is None else L.scalar(v)
+
+
+def _mem_type(elem: object) -> ir.Type:
+    if isinstance(elem, PointerType):
+        return I64
+    return memory_type(elem)  # type: ignore[arg-type]
+
+
+def _to_register(b: ir.IRBuilder, v: ir.Value, elem: object) -> ir.Value:
+    if isinstance(elem, PointerType):
+        return b.inttoptr(v, ir.PointerType(addrspace=elem.address_space))
+    if getattr(elem, "bits", 0) == 1:
+        return b.trunc(v, I1)
+    return v
+
+
+def _to_memory(b: ir.IRBuilder, v: ir.Value, elem: object) -> ir.Value:
+    if isinstance(elem, PointerType):
+        return b.ptrtoint(v, I64)
+    if getattr(elem, "bits", 0) == 1:
+        return b.zext(v, I8)
+    return v
+
+
+def _load_one(L: Lowering, ptr: ir.Value, pred: ir.Value | None, other: ir.Value | None,
+              elem: object, mem_ty: ir.Type, modifier: str, n: int) -> list[ir.Value]:
+    return _load_group(L, ptr, pred, [other] if other is not None else None, elem, mem_ty, modifier, n)
+
+
+def _load_group(L: Lowering, ptr: ir.Value, pred: ir.Value | None, others: list | None,
+                elem: object, mem_ty: ir.Type, modifier: str, n: int) -> list[ir.Value]:
+    b = L.b
+    if pred is None and modifier == ".global":
+        ty = ir.VectorType(mem_ty, n) if n > 1 else mem_ty
+        loaded = b.load(ptr, typ=ty, align=n * _type_bytes(mem_ty))
+        vals = [b.extract_element(loaded, ir.Constant(I32, i)) for i in range(n)] if n > 1 else [loaded]
+    else:
+        if pred is None:
+            pred = ir.Constant(I1, 1)
+        zero = ir.Constant(mem_ty, 0 if isinstance(mem_ty, ir.IntType) else 0.0)
+        mem_others = [_to_memory(b, o, elem) for o in others] if others is not None else [zero] * n
+        vals = masked_load(b, ptr, pred, mem_others, mem_ty, modifier)
+    return [_to_register(b, v, elem) for v in vals]
+
+
+def _store(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.StoreOp)
+    elem = _pointee(op.ptr).element
+    mem_ty = _mem_type(elem)
+    modifier = _CACHE.get(op.cache, "")
+    if not isinstance(op.value.type, TileType):
+        pred = L.first_thread()
+        if op.mask is not None:
+            pred = L.b.and_(pred, L.scalar(op.mask))
+        masked_store(L.b, L.scalar(op.ptr), pred, [_to_memory(L.b, L.scalar(op.value), elem)], mem_ty, modifier)
+        return
+    layout = L.tile(op.ptr).layout
+    shape = op.value.type.shape
+    ptrs = L.tile(op.ptr, layout)
+    vals = L.tile(op.value, layout)
+    mask = L.value(op.mask, layout) if op.mask is not None else None
+    owner = L.owner_mask(layout, shape)
+    vw = vector_width(L, op.ptr, op.mask, layout, shape)
+    for group in _groups(L, layout, shape, vw):
+        items = [_to_memory(L.b, vals.regs[k], elem) for k in group]
+        pred = _reg(mask, group[0])
+        if owner is not None:
+            pred = owner if pred is None else L.b.and_(pred, owner)
+        if pred is None and not modifier:
+            _plain_store(L.b, ptrs.regs[group[0]], items, mem_ty)
+        else:
+            masked_store(L.b, ptrs.regs[group[0]], pred if pred is not None else ir.Constant(I1, 1), items, mem_ty, modifier)
+
+
+def _plain_store(b: ir.IRBuilder, ptr: ir.Value, items: list[ir.Value], mem_ty: ir.Type) -> None:
+    n = len(items)
+    if n == 1:
+        b.store(items[0], ptr, align=_type_bytes(mem_ty))
+        return
+    vec = ir.Constant(ir.VectorType(mem_ty, n), None)
+    for i, v in enumerate(items):
+        vec = b.insert_element(vec, v, ir.Constant(I32, i))
+    b.store(vec, ptr, align=n * _type_bytes(mem_ty))
+
+
+RULES: dict[type, Rule] = {O.LoadOp: _load, O.StoreOp: _store}

@@ -1,0 +1,140 @@
+"""Reductions and scans.
+
+A reduction combines a thread's own registers, then lanes with butterfly shuffles, then warps
+through shared memory; the result has the slice layout (every thread holds its slice's values).
+A scan moves the scanned dimension into each thread (through shared memory), runs sequentially
+and moves back: simple and exact for any combine function, if not the fastest.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...ir import ops as O
+from ...ir.core import Block, Op
+from ...ir.types import TileType
+from . import intrinsics as intr
+from .layout import DimMap, Layout, Slice, with_dim
+from .lowering import Key, Lowering, Rule, Tile
+from .types import I8, I32
+
+
+def combine(L: Lowering, block: Block, acc: list[ir.Value], new: list[ir.Value]) -> list[ir.Value]:
+    """Lower the combine region once on scalar values and return what it yields."""
+    for arg, v in zip(block.args, [*acc, *new]):
+        L.set(arg, v)
+    L.block(block)
+    term = block.terminator
+    assert term is not None
+    return [L.scalar(v) for v in term.operands]
+
+
+def _reduce(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.ReduceOp)
+    axis = op.axis
+    first = L.tile(op.operands[0])
+    layout, shape = first.layout, first.shape
+    ins = [L.tile(v, layout) for v in op.operands]
+    acc = _within_thread(L, op, ins, layout, shape)
+    dm = layout.dim_maps()[axis]
+    n = shape[axis]
+    lanes = dm.distinct_lanes(n)
+    step = 1
+    while step < lanes:
+        mask = dm.lane_stride * step
+        for key, vals in acc.items():
+            acc[key] = combine(L, op.combine, vals, [intr.shuffle_xor(L.b, v, mask) for v in vals])
+        step *= 2
+    out_layout: Layout = Slice(layout, axis)
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    if dm.distinct_warps(n) > 1:
+        acc = _across_warps(L, op, acc, dm, n, out_layout, out_shape)
+    for i, result in enumerate(op.results):
+        if isinstance(result.type, TileType):
+            L.set(result, Tile(out_layout, out_shape, {k: v[i] for k, v in acc.items()}))
+        else:
+            L.set(result, acc[()][i])
+
+
+def _within_thread(L: Lowering, op: O.ReduceOp, ins: list[Tile], layout: Layout,
+                   shape: tuple[int, ...]) -> dict[Key, list[ir.Value]]:
+    axis = op.axis
+    acc: dict[Key, list[ir.Value]] = {}
+    for key in sorted(L.keys(layout, shape), key=lambda k: (k[axis], k)):
+        out = key[:axis] + key[axis + 1 :]
+        vals = [t.regs[key] for t in ins]
+        acc[out] = combine(L, op.combine, acc[out], vals) if out in acc else vals
+    return acc
+
+
+def _across_warps(L: Lowering, op: O.ReduceOp, acc: dict[Key, list[ir.Value]], dm: DimMap, n: int,
+                  out_layout: Layout, out_shape: tuple[int, ...]) -> dict[Key, list[ir.Value]]:
+    b = L.b
+    nw = dm.distinct_warps(n)
+    numel = 1
+    for d in out_shape:
+        numel *= d
+    sample = next(iter(acc.values()))
+    types = [I8 if v.type == ir.IntType(1) else v.type for v in sample]
+    sizes = [_bytes(t) for t in types]
+    offsets, total = [], 0
+    for s in sizes:
+        offsets.append(total)
+        total += (s * nw * numel + 15) // 16 * 16
+    base = L.smem(total)
+    warp_d = b.and_(b.udiv(L.warp, ir.Constant(I32, dm.warp_stride)), ir.Constant(I32, nw - 1))
+    L.barrier()
+    index: dict[Key, ir.Value] = {}
+    for key, vals in acc.items():
+        index[key] = L.linear(L.coord(out_layout, out_shape, key), out_shape) if out_shape else ir.Constant(I32, 0)
+        slot = b.add(b.mul(warp_d, ir.Constant(I32, numel)), index[key])
+        for v, t, off in zip(vals, types, offsets):
+            region = b.gep(base, [ir.Constant(I32, off)], source_etype=I8)
+            b.store(b.zext(v, I8) if t is not v.type else v, b.gep(region, [slot], source_etype=t))
+    L.barrier()
+    out: dict[Key, list[ir.Value]] = {}
+    for key, vals in acc.items():
+        parts: list[ir.Value] | None = None
+        for w in range(nw):
+            slot = b.add(ir.Constant(I32, w * numel), index[key])
+            got = []
+            for v, t, off in zip(vals, types, offsets):
+                region = b.gep(base, [ir.Constant(I32, off)], source_etype=I8)
+                x = b.load(b.gep(region, [slot], source_etype=t), typ=t)
+                got.append(b.trunc(x, v.type) if t is not v.type else x)
+            parts = got if parts is None else combine(L, op.combine, parts, got)
+        assert parts is not None
+        out[key] = parts
+    return out
+
+
+def _bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntType):
+        return max(t.width // 8, 1)
+    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(t)]
+
+
+def _scan(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.ScanOp)
+    axis = op.axis
+    first = L.tile(op.operands[0])
+    layout, shape = first.layout, first.shape
+    serial = with_dim(layout, axis, DimMap(spt=shape[axis]))
+    ins = [L.convert(L.tile(v, layout), serial) for v in op.operands]
+    keys = sorted(L.keys(serial, shape), key=lambda k: (k[:axis] + k[axis + 1 :], k[axis]), reverse=False)
+    if op.reverse:
+        keys = sorted(keys, key=lambda k: (k[:axis] + k[axis + 1 :], -k[axis]))
+    outs: list[dict[Key, ir.Value]] = [{} for _ in ins]
+    carry: dict[Key, list[ir.Value]] = {}
+    for key in keys:
+        line = key[:axis] + key[axis + 1 :]
+        vals = [t.regs[key] for t in ins]
+        vals = combine(L, op.combine, carry[line], vals) if line in carry else vals
+        carry[line] = vals
+        for o, v in zip(outs, vals):
+            o[key] = v
+    for result, regs in zip(op.results, outs):
+        L.set(result, L.convert(Tile(serial, shape, regs), layout))
+
+
+RULES: dict[type, Rule] = {O.ReduceOp: _reduce, O.ScanOp: _scan}

@@ -1,0 +1,103 @@
+"""Ops that move elements between positions: reshape, trans, join, split, cat and flip.
+
+Each goes through shared memory in row-major order (``Lowering.remap``): the result takes its
+planned layout and reads the source element its coordinates name.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...ir import ops as O
+from ...ir.core import Op, Value
+from ...ir.types import TileType
+from .lowering import Lowering, Rule, Tile
+from .types import I32
+
+
+def _shape(v: Value) -> tuple[int, ...]:
+    assert isinstance(v.type, TileType)
+    return v.type.shape
+
+
+def _reshape(L: Lowering, op: Op) -> None:
+    src = L.tile(op.operands[0])
+    out = _shape(op.result)
+    L.set(op.result, L.remap([src], L.want(op.result), out, lambda c: L.linear(c, out)))
+
+
+def _trans(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.TransOp)
+    src = L.tile(op.operands[0])
+    perm = op.perm
+
+    def index(c: list[ir.Value]) -> ir.Value:
+        coords: list[ir.Value] = [ir.Constant(I32, 0)] * len(perm)
+        for i, p in enumerate(perm):
+            coords[p] = c[i]
+        return L.linear(coords, src.shape)
+
+    L.set(op.result, L.remap([src], L.want(op.result), _shape(op.result), index))
+
+
+def _join(L: Lowering, op: Op) -> None:
+    a, b = (L.tile(v) for v in op.operands)
+    numel = 1
+    for d in a.shape:
+        numel *= d
+
+    def index(c: list[ir.Value]) -> ir.Value:
+        inner = L.linear(c[:-1], a.shape)
+        return L.b.add(inner, L.b.mul(c[-1], ir.Constant(I32, numel)))
+
+    L.set(op.result, L.remap([a, b], L.want(op.result), _shape(op.result), index))
+
+
+def _split(L: Lowering, op: Op) -> None:
+    src = L.tile(op.operands[0])
+    for half, result in enumerate(op.results):
+        out = _shape(result) if isinstance(result.type, TileType) else ()
+        if not out:
+            raise_scalar(op)
+
+        def index(c: list[ir.Value], half: int = half) -> ir.Value:
+            return L.linear([*c, ir.Constant(I32, half)], src.shape)
+
+        L.set(result, L.remap([src], L.want(result), out, index))
+
+
+def raise_scalar(op: Op) -> None:
+    from ...errors import UnsupportedFeature
+
+    raise UnsupportedFeature("split into scalars", op.loc)
+
+
+def _cat(L: Lowering, op: Op) -> None:
+    a, b = (L.tile(v) for v in op.operands)
+    out = _shape(op.result)
+    L.set(op.result, L.remap([a, b], L.want(op.result), out, lambda c: L.linear(c, out)))
+
+
+def _flip(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.FlipOp)
+    src = L.tile(op.operands[0])
+    n = src.shape[op.axis]
+
+    def index(c: list[ir.Value]) -> ir.Value:
+        coords = list(c)
+        coords[op.axis] = L.b.sub(ir.Constant(I32, n - 1), c[op.axis])
+        return L.linear(coords, src.shape)
+
+    L.set(op.result, L.remap([src], L.want(op.result), src.shape, index))
+
+
+RULES: dict[type, Rule] = {
+    O.ReshapeOp: _reshape,
+    O.TransOp: _trans,
+    O.JoinOp: _join,
+    O.SplitOp: _split,
+    O.CatOp: _cat,
+    O.FlipOp: _flip,
+}
+
+__all__ = ["RULES", "Tile"]

@@ -1,0 +1,77 @@
+"""Tile IR element types as llvmlite types for NVPTX (with the bfloat type llvmlite lacks).
+
+Pointers are opaque ``ptr addrspace(N)``; i1 stays i1 in registers and is widened to i8 in memory.
+"""
+
+from __future__ import annotations
+
+import struct
+from functools import cache
+
+from llvmlite import ir
+
+from ...ir.types import Element, PointerType, ScalarType
+
+
+class BFloatType(ir.types._BaseFloatType):  # type: ignore[name-defined,misc]
+    """LLVM's ``bfloat``: llvmlite.ir has no such type; constants print as ``0xRXXXX``."""
+
+    null = "0.0"
+    intrinsic_name = "bf16"
+
+    def __str__(self) -> str:
+        return "bfloat"
+
+    def format_constant(self, value: float) -> str:
+        bits = struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+            return "0xR7FC0"  # keep NaNs quiet rather than rounding them into infinities
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return f"0xR{bits & 0xFFFF:04X}"
+
+
+BFloatType._create_instance()
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I16 = ir.IntType(16)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+F16 = ir.HalfType()
+BF16 = BFloatType()
+F32 = ir.FloatType()
+F64 = ir.DoubleType()
+VOID = ir.VoidType()
+GLOBAL_PTR = ir.PointerType(addrspace=1)
+SHARED_PTR = ir.PointerType(addrspace=3)
+GENERIC_PTR = ir.PointerType()
+
+_FLOATS = {"fp16": F16, "bf16": BF16, "fp32": F32, "fp64": F64}
+
+
+@cache
+def llvm_type(t: Element) -> ir.Type:
+    """The register type of one element."""
+    if isinstance(t, PointerType):
+        return ir.PointerType(addrspace=t.address_space)
+    if t.is_floating():
+        return _FLOATS[t.name]
+    return ir.IntType(t.bits)
+
+
+def memory_type(t: Element) -> ir.Type:
+    """The in-memory type of one element (bools are bytes in memory, as in Triton)."""
+    if isinstance(t, ScalarType) and t.bits == 1:
+        return I8
+    return llvm_type(t)
+
+
+def byte_size(t: Element) -> int:
+    """Bytes one element occupies in memory."""
+    if isinstance(t, PointerType):
+        return 8
+    return max(t.bits // 8, 1)
+
+
+def is_float(t: ir.Type) -> bool:
+    return isinstance(t, (ir.HalfType, ir.FloatType, ir.DoubleType, BFloatType))
