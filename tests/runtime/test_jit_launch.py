@@ -92,7 +92,7 @@ def test_keyword_arguments_and_missing_ones(add):
     x, y, out = _inputs(8, np.random.default_rng())
     add[(2,)](x, y, out_ptr=out, n=8, BLOCK=4)
     np.testing.assert_allclose(out, x.astype(np.float64) + y, rtol=1e-6)
-    with pytest.raises(UsageError, match="add_kernel\\(\\) missing"):
+    with pytest.raises(TypeError, match="add_kernel\\(\\) missing"):
         add[(2,)](x, y, out, BLOCK=4)
 
 

@@ -1,24 +1,26 @@
-"""The per-kernel argument binder: Python's own call machinery binds the launch arguments.
+"""The per-kernel launch function: Python's own call machinery binds the launch arguments.
 
-For each kernel we generate one small function with the kernel's exact signature (defaults
-included) that, in a single pass, describes every argument, builds the specialization key and
-the launch values, and evaluates a callable grid. Letting CPython bind positional, keyword and
-default arguments is what keeps a warm launch at a few hundred nanoseconds of Python.
+For each kernel we generate one function with the kernel's exact signature (defaults included,
+named after the kernel so a wrong call reads naturally) that, in a single pass, describes every
+argument (numpy arrays, torch tensors and small ints inline, other types through the cached
+per-type describers), builds the specialization key, evaluates a callable grid, looks the
+compiled kernel up and launches it. This is what keeps a warm launch near a microsecond.
 """
 
 from __future__ import annotations
 
 import inspect
 import keyword
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
+from .. import config
+from ..errors import TilecError, UsageError
 from . import specialize
 
-# bind(grid, *args, **kwargs) -> (key, values, grid, options)
-Binder = Callable[..., tuple[tuple[Any, ...], tuple[Any, ...], Any, dict[str, Any]]]
+Launch = Callable[..., Any]
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,11 @@ class Parameter:
     default: Any = inspect.Parameter.empty
 
 
-def _evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> Any:
+class _Never:
+    """Stands for numpy.ndarray / torch.Tensor when they are not imported: no value has it."""
+
+
+def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> Any:
     """A grid that is not a tuple: a callable of the meta-parameters, or a list."""
     if callable(grid):
         grid = grid(meta)
@@ -39,61 +45,111 @@ def _evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> Any:
 
 
 def _signature_source(params: Sequence[Parameter]) -> str:
-    parts = ["_tilec_grid_"]
+    parts = ["_tilec_grid"]
     for i, p in enumerate(params):
-        if p.default is inspect.Parameter.empty:
-            parts.append(p.name)
-        else:
-            parts.append(f"{p.name}=_d[{i}]")
-    return ", ".join([*parts, "**_options"])
+        default = f"=_tilec_defaults[{i}]" if p.default is not inspect.Parameter.empty else ""
+        parts.append(p.name + default)
+    return ", ".join([*parts, "**_tilec_options"])
 
 
-def _describe_line(i: int, p: Parameter) -> str:
+# Generated names all start with ``_tilec`` and parameter names may not, so they never clash.
+def _describe_lines(i: int, p: Parameter) -> list[str]:
+    a, k, v = p.name, f"_tilec_k{i}", f"_tilec_v{i}"
     if p.constexpr:
-        return (
-            f"    k{i} = {p.name} if {p.name}.__class__ is int else _ck({p.name}); v{i} = {p.name}"
-        )
+        return [f"{k} = {a} if {a}.__class__ is int else _tilec_ck({a}); {v} = {a}"]
     if p.do_not_specialize:
-        return f"    k{i}, v{i} = _uns({p.name})"
-    cls = f"{p.name}.__class__"
-    return f"    k{i}, v{i} = (_D.get({cls}) or _r({cls}))({p.name})"
+        return [f"{k}, {v} = _tilec_uns({a})"]
+    keys = f"(_tilec_tkc if {a}.is_cuda else _tilec_tkh).get({a}.dtype) or _tilec_tkeys({a})"
+    return [
+        f"_tilec_c = {a}.__class__",
+        "if _tilec_c is _tilec_np:",
+        f"    {v} = _tilec_mem[(_tilec_id({a}) + _tilec_npoff) >> 3]",
+        f"    {k} = (_tilec_npk.get({a}.dtype) or _tilec_npkeys({a}))[not {v} & 15]",
+        "elif _tilec_c is _tilec_pt:",
+        f"    {v} = {a}.data_ptr()",
+        f"    {k} = ({keys})[not {v} & 15]",
+        f"elif _tilec_c is int and -0x80000000 <= {a} < 0x80000000:",
+        f"    {v} = {a}; {k} = 1 if {a} == 1 else (2 if {a} & 15 else 3)",
+        "else:",
+        f"    {k}, {v} = (_tilec_D.get(_tilec_c) or _tilec_r(_tilec_c))({a})",
+    ]
 
 
-def generate_source(params: Sequence[Parameter]) -> str:
-    """The Python source of the binder factory (kept separate so tests can read it)."""
+_FACTORY_ARGS = (
+    "_tilec_jit, _tilec_cfg, _tilec_D, _tilec_r, _tilec_uns, _tilec_ck, _tilec_defaults, "
+    "_tilec_eval, _tilec_np, _tilec_npoff, _tilec_npk, _tilec_npkeys, _tilec_pt, _tilec_tkh, "
+    "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error"
+)
+
+
+def generate_source(name: str, params: Sequence[Parameter]) -> str:
+    """The Python source of the launch-function factory (separate so tests can read it)."""
     n = len(params)
-    keys = "".join(f"k{i}, " for i in range(n))
-    values = "".join(f"v{i}, " for i in range(n))
-    meta = ", ".join(f"{p.name!r}: {p.name}" for p in params)
+    keys = "(" + "".join(f"_tilec_k{i}, " for i in range(n)) + ")"
+    values = "(" + "".join(f"_tilec_v{i}, " for i in range(n)) + ")"
+    names = "".join(f"{p.name!r}: {p.name}, " for p in params)
+    body = [line for i, p in enumerate(params) for line in _describe_lines(i, p)]
     lines = [
-        "def _factory(_D, _r, _uns, _ck, _d, _eval):",
-        f"  def bind({_signature_source(params)}):",
-        *[_describe_line(i, p) for i, p in enumerate(params)],
-        "    if _tilec_grid_.__class__ is not tuple:",
-        f"        _tilec_grid_ = _eval(_tilec_grid_, {{{meta}{', ' if meta else ''}**_options}})",
-        f"    return ({keys}), ({values}), _tilec_grid_, _options",
-        "  return bind",
+        f"def _tilec_factory({_FACTORY_ARGS}):",
+        f"  def {name}({_signature_source(params)}):",
+        "    if _tilec_cfg._active is not _tilec_jit._cfg:",
+        "      _tilec_jit._switch_config()",
+        "    try:",
+        *[f"      {line}" for line in body],
+        "    except _tilec_Error as _tilec_exc:",
+        f"      raise _tilec_jit._argument_error(_tilec_exc, {{{names}}}) from None",
+        "    if _tilec_grid.__class__ is not tuple:",
+        f"      _tilec_grid = _tilec_eval(_tilec_grid, {{{names}**_tilec_options}})",
+        "    if _tilec_options:",
+        f"      return _tilec_jit._launch_with_options({keys}, {values}, _tilec_grid,"
+        " _tilec_options)",
+        f"    _tilec_kernel = _tilec_jit._kernels.get({keys})",
+        "    if _tilec_kernel is None:",
+        f"      _tilec_kernel = _tilec_jit._compile({keys}, _tilec_options)",
+        f"    _tilec_kernel.launch(_tilec_grid, {values})",
+        "    return _tilec_kernel",
+        f"  return {name}",
     ]
     return "\n".join(lines) + "\n"
 
 
-def make_binder(params: Sequence[Parameter]) -> Binder:
-    """Compile the binder of a kernel with these parameters."""
+def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
+    """Compile the launch function of ``jit`` (a JITFunction) with these parameters.
+
+    Generated at the first launch, so the numpy / torch fast paths see the modules the
+    program imported; values of any other type take the generic per-type describers.
+    """
     for p in params:
         if not p.name.isidentifier() or keyword.iskeyword(p.name) or p.name.startswith("_tilec"):
             raise UsageError(f"kernel parameter name {p.name!r} cannot be used")
+    if not name.isidentifier() or keyword.iskeyword(name):
+        name = "kernel"
     namespace: dict[str, Any] = {}
-    exec(compile(generate_source(params), "<tilec binder>", "exec"), namespace)
-    defaults = tuple(p.default for p in params)
-    bind: Binder = namespace["_factory"](
+    exec(compile(generate_source(name, params), f"<tilec launch {name}>", "exec"), namespace)
+    fast_np = specialize.numpy_fast_path()
+    torch = sys.modules.get("torch")
+    launch: Launch = namespace["_tilec_factory"](
+        jit,
+        config,
         specialize.DESCRIBERS,
         specialize.describer,
         specialize.describe_unspecialized,
         specialize.constexpr_key,
-        defaults,
-        _evaluate_grid,
+        tuple(p.default for p in params),
+        evaluate_grid,
+        fast_np[0] if fast_np else _Never,
+        fast_np[1] if fast_np else 0,
+        specialize.NUMPY_KEYS,
+        specialize.numpy_keys,
+        getattr(torch, "Tensor", _Never),
+        specialize.TORCH_HOST_KEYS,
+        specialize.TORCH_CUDA_KEYS,
+        specialize.torch_keys,
+        specialize.memory_words() if fast_np else None,
+        id,
+        TilecError,
     )
-    return bind
+    return launch
 
 
 def parameters_of(

@@ -18,7 +18,7 @@ from .. import config as _config
 from ..backends.target import CompileOptions, Target
 from ..errors import LaunchError, TilecError, UsageError
 from . import specialize
-from .binder import make_binder, parameters_of
+from .binder import make_launch, parameters_of
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
 
 _OPTION_FIELDS = frozenset(f.name for f in fields(CompileOptions)) - {"extra"}
@@ -84,7 +84,7 @@ class JITFunction:
         self.debug = debug
         self.noinline = noinline
         self.backend = backend
-        self._bind = make_binder(self.params)
+        self._launch_fn: Callable[..., LaunchedKernel] | None = None
         self._tables: dict[tuple[Any, ...], dict[Any, LaunchedKernel]] = {}
         self._kernels: dict[Any, LaunchedKernel] = {}
         self._cfg: Any = None
@@ -114,7 +114,11 @@ class JITFunction:
         )
 
     def __getitem__(self, grid: Any) -> Callable[..., LaunchedKernel]:
-        return functools.partial(self.run, grid=grid)
+        return functools.partial(self._launch_fn or self._make_launch(), grid)
+
+    def _make_launch(self) -> Callable[..., LaunchedKernel]:
+        self._launch_fn = make_launch(self, self.fn.__name__, self.params)
+        return self._launch_fn
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> LaunchedKernel:
         """Compile (and load) for these arguments without running."""
@@ -122,21 +126,21 @@ class JITFunction:
 
     # ------------------------------------------------------------------ launch
     def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> LaunchedKernel:
-        if _config._active is not self._cfg:
-            self._switch_config()
-        try:
-            key, values, grid, options = self._bind(grid, *args, **kwargs)
-        except TilecError:
-            raise self._describe_error(args, kwargs) from None
-        except TypeError as exc:
-            if "bind()" not in str(exc):
-                raise
-            raise UsageError(str(exc).replace("bind()", f"{self.__name__}()")) from None
-        if options:
-            key = (key, tuple(sorted(options.items())))
-        kernel = self._kernels.get(key)
+        """Triton's ``run``: launch (or, with ``warmup=True``, only compile) for these arguments."""
+        launch = self._launch_fn or self._make_launch()
+        if warmup:
+            kwargs["warmup"] = True
+        return launch(grid, *args, **kwargs)
+
+    def _launch_with_options(
+        self, key: tuple[Any, ...], values: tuple[Any, ...], grid: Any, options: dict[str, Any]
+    ) -> LaunchedKernel:
+        """The launch path when keywords beyond the parameters (``num_warps``...) were given."""
+        warmup = options.pop("warmup", False)
+        full_key: Any = (key, tuple(sorted(options.items()))) if options else key
+        kernel = self._kernels.get(full_key)
         if kernel is None:
-            kernel = self._compile(key, options)
+            kernel = self._compile(full_key, options)
         if not warmup:
             kernel.launch(grid, values)
         return kernel
@@ -145,24 +149,21 @@ class JITFunction:
         """Keep one kernel table per setting that changes what a launch compiles to."""
         cfg = _config.get()
         self._cfg = cfg
-        setting = (cfg.backend, cfg.interpret, cfg.debug, cfg.num_threads)
+        setting = (cfg.backend, cfg.interpret, cfg.debug, cfg.num_threads, cfg.disable_launcher)
         self._kernels = self._tables.setdefault(setting, {})
 
-    def _describe_error(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TilecError:
+    def _argument_error(self, exc: TilecError, arguments: dict[str, Any]) -> TilecError:
         """Re-describe the arguments one by one to name the one that failed."""
-        bound = inspect.signature(self.fn).bind_partial(*args, **kwargs)
-        bound.apply_defaults()
-        values = [bound.arguments.get(n) for n in self.arg_names]
         try:
             specialize.specialize(
                 self.arg_names,
-                values,
+                [arguments[n] for n in self.arg_names],
                 [p.constexpr for p in self.params],
                 [p.do_not_specialize for p in self.params],
             )
-        except TilecError as exc:
-            return type(exc)(f"{self.__name__}: {exc}")
-        return UsageError(f"{self.__name__}: arguments could not be specialized")
+        except TilecError as named:
+            return type(named)(f"{self.__name__}: {named}")
+        return type(exc)(f"{self.__name__}: {exc}")
 
     def _compile(self, key: Any, options: dict[str, Any]) -> LaunchedKernel:
         from ..backends import registry

@@ -10,8 +10,8 @@ The key parts are all the specialization needs: ``spec_from_key`` turns them int
 from __future__ import annotations
 
 import ctypes
+import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import TilecError, UnsupportedFeature, UsageError
@@ -26,13 +26,22 @@ ONE, I32, I64, U64, BOOL, FP32 = 1, 2, 4, 6, 8, 9
 _INT_TYPES = {I32: ir.int32, I64: ir.int64, U64: ir.uint64}
 
 
-@dataclass(frozen=True)
 class PointerKey:
-    """The key part of an array argument."""
+    """The key part of an array argument: device kind, element type, 16-byte alignment.
 
-    device: str  # "cpu" or "cuda"
-    element: ir.ScalarType
-    aligned: bool  # address divisible by 16
+    Instances are interned by ``pointer_keys`` and compared by identity, so hashing a key is
+    a C-level operation (a frozen dataclass would hash through Python on every launch).
+    """
+
+    __slots__ = ("aligned", "device", "element")
+
+    def __init__(self, device: str, element: ir.ScalarType, aligned: bool) -> None:
+        self.device = device
+        self.element = element
+        self.aligned = aligned
+
+    def __repr__(self) -> str:
+        return f"PointerKey({self.device}, {self.element}, aligned={self.aligned})"
 
 
 _POINTER_KEYS: dict[tuple[str, ir.ScalarType], tuple[PointerKey, PointerKey]] = {}
@@ -88,8 +97,8 @@ def _describe_numpy_scalar(v: Any) -> tuple[Any, Any]:
 # ---------------------------------------------------------------------------- arrays
 
 _NUMPY_DATA_OFFSET: int | None = None  # offset of PyArrayObject.data, checked once per process
-_NUMPY_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
-_read_address = ctypes.c_size_t.from_address
+NUMPY_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
+read_address = ctypes.c_size_t.from_address
 
 
 def _numpy_data_offset(a: Any) -> int:
@@ -101,42 +110,69 @@ def _numpy_data_offset(a: Any) -> int:
     global _NUMPY_DATA_OFFSET
     if _NUMPY_DATA_OFFSET is None:
         offset = object.__basicsize__
-        if _read_address(id(a) + offset).value != a.__array_interface__["data"][0]:
+        if read_address(id(a) + offset).value != a.__array_interface__["data"][0]:
             offset = -1
         _NUMPY_DATA_OFFSET = offset
     return _NUMPY_DATA_OFFSET
 
 
-def _numpy_keys(a: Any) -> tuple[PointerKey, PointerKey]:
+_MEMORY: Any = None
+
+
+def memory_words() -> Any:
+    """This process's memory as an array of 8-byte words (created on first use, never copied).
+
+    Indexing it reads one aligned word, which is how the generated launch code reads numpy's
+    data pointer: ~0.09 µs against ~0.13 µs for ``c_size_t.from_address(...).value``.
+    """
+    global _MEMORY
+    if _MEMORY is None:
+        _MEMORY = (ctypes.c_size_t * (sys.maxsize // 8)).from_address(0)
+    return _MEMORY
+
+
+def numpy_fast_path() -> tuple[type, int] | None:
+    """(numpy.ndarray, byte offset of its data pointer) when numpy is imported and the offset
+    is word-aligned; None sends numpy arrays through the generic describer."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    offset = _numpy_data_offset(numpy.empty(1))
+    return (numpy.ndarray, offset) if offset > 0 and offset % 8 == 0 else None
+
+
+def numpy_keys(a: Any) -> tuple[PointerKey, PointerKey]:
     pair = pointer_keys("cpu", dtypes.from_dtype(a.dtype))
-    _NUMPY_KEYS[a.dtype] = pair
+    NUMPY_KEYS[a.dtype] = pair
     return pair
 
 
 def _describe_numpy(a: Any) -> tuple[PointerKey, int]:
     offset = _NUMPY_DATA_OFFSET if _NUMPY_DATA_OFFSET is not None else _numpy_data_offset(a)
     if offset > 0:
-        p = _read_address(id(a) + offset).value
+        p = read_address(id(a) + offset).value
     else:
         p = a.__array_interface__["data"][0]
-    pair = _NUMPY_KEYS.get(a.dtype) or _numpy_keys(a)
+    pair = NUMPY_KEYS.get(a.dtype) or numpy_keys(a)
     return pair[not p & 15], p
 
 
-_TORCH_KEYS: dict[tuple[Any, bool], tuple[PointerKey, PointerKey]] = {}
+# torch dtype -> key pair, one table for host tensors and one for CUDA tensors
+TORCH_HOST_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
+TORCH_CUDA_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
 
 
-def _torch_keys(t: Any, cuda: bool) -> tuple[PointerKey, PointerKey]:
+def torch_keys(t: Any) -> tuple[PointerKey, PointerKey]:
+    cuda = bool(t.is_cuda)
     pair = pointer_keys("cuda" if cuda else "cpu", dtypes.from_dtype(t.dtype))
-    _TORCH_KEYS[(t.dtype, cuda)] = pair
+    (TORCH_CUDA_KEYS if cuda else TORCH_HOST_KEYS)[t.dtype] = pair
     return pair
 
 
 def _describe_torch(t: Any) -> tuple[PointerKey, int]:
     """torch.Tensor by duck typing: ``data_ptr()``, ``dtype``, ``is_cuda`` (never imports torch)."""
     p = t.data_ptr()
-    cuda = t.is_cuda
-    pair = _TORCH_KEYS.get((t.dtype, cuda)) or _torch_keys(t, cuda)
+    pair = (TORCH_CUDA_KEYS if t.is_cuda else TORCH_HOST_KEYS).get(t.dtype) or torch_keys(t)
     return pair[not p & 15], p
 
 
