@@ -232,14 +232,25 @@ def _resolve(t: type) -> Describer:
             return _describe_numpy_scalar
     if hasattr(t, "data_ptr") and hasattr(t, "dtype"):
         return _describe_torch if module == "torch" else _describe_data_ptr
-    for attr, fn in (
-        ("__cuda_array_interface__", _describe_cuda_array),
-        ("__array_interface__", _describe_host_array),
-        ("__dlpack__", _describe_dlpack),
-    ):
+    for attr, fn in _PROTOCOLS:
         if hasattr(t, attr):
             return fn
-    return _unsupported
+    return _describe_by_instance
+
+
+_PROTOCOLS: tuple[tuple[str, Describer], ...] = (
+    ("__cuda_array_interface__", _describe_cuda_array),
+    ("__array_interface__", _describe_host_array),
+    ("__dlpack__", _describe_dlpack),
+)
+
+
+def _describe_by_instance(a: Any) -> tuple[Any, Any]:
+    """Types that set the array protocols per instance rather than on the class."""
+    for attr, fn in _PROTOCOLS:
+        if hasattr(a, attr):
+            return fn(a)
+    return _unsupported(a)
 
 
 DESCRIBERS: dict[type, Describer] = {

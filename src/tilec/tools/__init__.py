@@ -1,0 +1,1 @@
+"""Host-side helpers under Triton's ``triton.tools`` names (``tensor_descriptor``)."""
