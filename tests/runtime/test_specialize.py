@@ -38,7 +38,7 @@ def test_scalar_rules(value, dtype, div16, one):
 
 
 def test_integer_beyond_64_bits_is_rejected():
-    with pytest.raises(UsageError, match="argument 'a'.*64 bits"):
+    with pytest.raises(UsageError, match=r"argument 'a'.*64 bits"):
         _spec(2**64)
 
 
@@ -86,7 +86,7 @@ def test_alignment_follows_the_address():
     a = np.zeros(64, np.float32)
     assert _spec(a).divisible_by_16 == (a.ctypes.data % 16 == 0)
     assert not _spec(a[1:]).divisible_by_16  # 4 bytes further
-    key, address = S.describe(a[1:])
+    _, address = S.describe(a[1:])
     assert address == a.ctypes.data + 4
 
 
@@ -144,7 +144,7 @@ def test_dlpack_only_objects():
 
 
 def test_unsupported_types_are_named():
-    with pytest.raises(UsageError, match="argument 'a'.*str"):
+    with pytest.raises(UsageError, match=r"argument 'a'.*str"):
         _spec("hello")
     with pytest.raises(UsageError, match="complex"):
         _spec(np.zeros(4, np.complex64))
@@ -167,7 +167,7 @@ def test_mixed_devices_name_the_arguments():
 def test_forced_backend_must_match_the_arrays():
     keys = [S.describe(np.zeros(4, np.float32))[0]]
     assert S.choose_device(["x"], keys, "cpu") == "cpu"
-    with pytest.raises(UsageError, match="'cuda' backend was requested.*x"):
+    with pytest.raises(UsageError, match=r"'cuda' backend was requested.*x"):
         S.choose_device(["x"], keys, "cuda")
     assert S.choose_device(["n"], [S.describe(3)[0]], "cuda") == "cuda"
     assert S.choose_device(["n"], [S.describe(3)[0]], None) is None
