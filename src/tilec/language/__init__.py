@@ -1,14 +1,12 @@
 """``tilec.language`` (imported as ``tl``): the tile language kernels are written in.
 
-Its dtypes are the IR's scalar types (``tl.float32 is tilec.ir.types.float32``).
+Its dtypes are the IR's scalar types (``tl.float32 is tilec.ir.types.float32``); its builtins
+are implemented by tilec.frontend; its library functions (softmax, sort, rand ...) are tl code.
 """
 
-from ..ir.types import (
-    PointerType as pointer_type,
-)
-from ..ir.types import (
-    ScalarType as dtype,
-)
+from ..ir.types import PointerType as pointer_type
+from ..ir.types import ScalarType as dtype
+from ..ir.types import TileType as block_type
 from ..ir.types import (
     bfloat16,
     float16,
@@ -24,23 +22,51 @@ from ..ir.types import (
     uint32,
     uint64,
 )
+from . import extra, math, random
 from .constexpr import constexpr
+from .core import *  # noqa: F403
+from .core import __all__ as _core_all
+from .random import (
+    pair_uniform_to_normal,
+    philox,
+    philox_impl,
+    rand,
+    rand4x,
+    randint,
+    randint4x,
+    randn,
+    randn4x,
+    uint_to_uniform_float,
+)
+from .standard import (
+    argmax,
+    argmin,
+    cdiv,
+    cumprod,
+    cumsum,
+    full_like,
+    max,
+    min,
+    sigmoid,
+    softmax,
+    sort,
+    sum,
+    swizzle2d,
+    topk,
+    xor_sum,
+    zeros_like,
+)
+
+bool_ = int1
+TRITON_MAX_TENSOR_NUMEL = 1048576
 
 __all__ = [
-    "bfloat16",
-    "constexpr",
-    "dtype",
-    "float16",
-    "float32",
-    "float64",
-    "int1",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "pointer_type",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-]
+    *_core_all,
+    "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "bfloat16", "block_type", "bool_", "cdiv",
+    "constexpr", "cumprod", "cumsum", "dtype", "extra", "float16", "float32", "float64",
+    "full_like", "int1", "int8", "int16", "int32", "int64", "math", "max", "min",
+    "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
+    "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
+    "swizzle2d", "topk", "uint8", "uint16", "uint32", "uint64", "uint_to_uniform_float",
+    "xor_sum", "zeros_like",
+]  # fmt: skip

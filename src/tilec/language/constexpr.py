@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-class constexpr:  # noqa: N801 - Triton's spelling
+class constexpr:
     """A value known at compile time. As an annotation, marks a parameter as compile-time."""
 
     __slots__ = ("value",)

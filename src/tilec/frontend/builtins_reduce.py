@@ -1,0 +1,148 @@
+"""Reductions, scans and dot: the builtins whose semantics live in a combine function or a
+matrix product. ``sum``, ``max``, ``argmax``, ``cumsum`` ... are tl library code built on
+``reduce`` and ``associative_scan`` (language/standard.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TileTypeError
+from ..ir import types as T
+from ..ir.ops import ReduceOp, ScanOp
+from ..ir.types import ScalarType
+from . import semantics as S
+from .builtin import builtin
+from .builtins_shape import _reshape, axis_arg, dtype_arg, tensor_arg
+from .values import Tensor, unwrap
+
+
+def _inputs(ctx: Any, input: Any) -> tuple[list[Tensor], bool]:
+    x = unwrap(input)
+    many = isinstance(x, (tuple, list))
+    items = [tensor_arg(ctx, v) for v in (x if many else [x])]
+    if not items:
+        raise TileTypeError("reduce needs at least one tensor")
+    shape = items[0].shape
+    if any(t.shape != shape for t in items) or not shape:
+        raise TileTypeError(
+            f"reduce inputs must be tiles of one shape, got {[list(t.shape) for t in items]}"
+        )
+    return items, many
+
+
+def _fill_combine(ctx: Any, op: ReduceOp | ScanOp, items: list[Tensor], combine_fn: Any) -> None:
+    block = op.combine
+    with ctx.b.at_end_of(block):
+        args = [Tensor(a) for a in block.args]
+        out = unwrap(ctx.call(combine_fn, args, {}))
+        out_list = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(out_list) != len(items):
+            raise TileTypeError(
+                f"the combine function returns {len(out_list)} values for {len(items)} inputs"
+            )
+        vals = []
+        for v, t in zip(out_list, items):
+            v = S.to_tensor(ctx.b, unwrap(v))
+            if v.shape:
+                raise TileTypeError("the combine function must return scalars")
+            vals.append(S.cast(ctx.b, v, t.dtype).value)
+        ctx.b.yield_(vals)
+
+
+@builtin()
+def reduce(ctx: Any, input: Any, axis: Any, combine_fn: Any, keep_dims: Any = False) -> Any:
+    """Reduce ``input`` (a tensor or a tuple of them) along ``axis`` with ``combine_fn``."""
+    items, many = _inputs(ctx, input)
+    rank = len(items[0].shape)
+    if unwrap(axis) is None:
+        flat = [_reshape(ctx, t, (t.numel,), True) for t in items]
+        res = reduce.impl(ctx, tuple(flat) if many else flat[0], 0, combine_fn)
+        if unwrap(keep_dims):
+            res_l = list(res) if many else [res]
+            res_l = [_reshape(ctx, r, (1,) * rank, False) for r in res_l]
+            return tuple(res_l) if many else res_l[0]
+        return res
+    ax = axis_arg(axis, rank)
+    op = ctx.b.reduce([t.value for t in items], ax)
+    _fill_combine(ctx, op, items, combine_fn)
+    results = [Tensor(r) for r in op.results]
+    if unwrap(keep_dims):
+        results = [
+            Tensor(ctx.b.expand_dims(r.value, ax))
+            if r.shape
+            else Tensor(ctx.b.splat(r.value, (1,)))
+            for r in results
+        ]
+    return tuple(results) if many else results[0]
+
+
+@builtin()
+def associative_scan(ctx: Any, input: Any, axis: Any, combine_fn: Any, reverse: Any = False) -> Any:
+    """Inclusive scan of ``input`` along ``axis`` with the associative ``combine_fn``."""
+    items, many = _inputs(ctx, input)
+    ax = axis_arg(axis, len(items[0].shape))
+    op = ctx.b.scan([t.value for t in items], ax, bool(unwrap(reverse)))
+    _fill_combine(ctx, op, items, combine_fn)
+    results = [Tensor(r) for r in op.results]
+    return tuple(results) if many else results[0]
+
+
+_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16", "bf16x3", "bf16x6")
+
+
+def _dot_types(a: Tensor, b: Tensor, out_dtype: Any) -> ScalarType:
+    ta, tb = a.dtype, b.dtype
+    if ta != tb:
+        raise TileTypeError(f"dot operands must have the same dtype, got {ta} and {tb}")
+    assert isinstance(ta, ScalarType)
+    if ta.is_int():
+        if ta not in (T.int8, T.uint8):
+            raise TileTypeError(f"integer dot needs int8 operands, got {ta}")
+        return T.int32
+    out = dtype_arg(out_dtype, "out_dtype") if unwrap(out_dtype) is not None else T.float32
+    if ta == T.float64:
+        return T.float64
+    if out not in (T.float32, T.float16, T.bfloat16, T.float64):
+        raise TileTypeError(f"dot's out_dtype must be a float type, got {out}")
+    if out in (T.float16, T.bfloat16) and ta != out:
+        raise TileTypeError(f"out_dtype {out} needs {out} operands, got {ta}")
+    return out  # type: ignore[return-value]
+
+
+@builtin()
+def dot(
+    ctx: Any,
+    input: Any,
+    other: Any,
+    acc: Any = None,
+    input_precision: Any = None,
+    allow_tf32: Any = None,
+    max_num_imprecise_acc: Any = None,
+    out_dtype: Any = T.float32,
+) -> Tensor:
+    """``acc + input @ other`` for 2-D (or batched 3-D) tiles."""
+    a, b = tensor_arg(ctx, input), tensor_arg(ctx, other, "other")
+    if len(a.shape) not in (2, 3) or len(a.shape) != len(b.shape):
+        raise TileTypeError(
+            f"dot needs two 2-D or 3-D tiles, got shapes {list(a.shape)} and {list(b.shape)}"
+        )
+    if a.shape[-1] != b.shape[-2] or a.shape[:-2] != b.shape[:-2]:
+        raise TileTypeError(f"dot shapes {list(a.shape)} @ {list(b.shape)} do not match")
+    ret = _dot_types(a, b, out_dtype)
+    shape = (*a.shape[:-1], b.shape[-1])
+    precision = unwrap(input_precision)
+    if precision is None:
+        precision = "ieee" if unwrap(allow_tf32) is False else "tf32"
+    if precision not in _PRECISIONS:
+        raise TileTypeError(
+            f"input_precision {precision!r} is not supported; use one of {list(_PRECISIONS)}"
+        )
+    acc_v = unwrap(acc)
+    if acc_v is None:
+        c = S.broadcast_to(ctx.b, S.constant(ctx.b, 0, ret), shape)
+    else:
+        c = tensor_arg(ctx, acc_v, "acc")
+        if c.shape != shape or c.dtype != ret:
+            raise TileTypeError(f"dot's acc must be a {list(shape)} {ret} tile, got {c.type}")
+    imprecise = unwrap(max_num_imprecise_acc)
+    return Tensor(ctx.b.dot(a.value, b.value, c.value, precision, imprecise))

@@ -1,0 +1,104 @@
+"""Reject Python syntax that kernels may not use, before any IR is generated.
+
+Kernels are a subset of Python: no classes, lambdas, exceptions, context managers, generators,
+comprehensions, global/nonlocal, del, star-arguments, break/continue, or returns inside loops.
+One pass over the AST finds the first offender and reports it with its location.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import UnsupportedSyntax
+from .parse import ParsedFunction
+
+_FORBIDDEN: dict[type, str] = {
+    ast.ClassDef: "class definitions",
+    ast.Lambda: "lambda expressions",
+    ast.Try: "try statements",
+    ast.With: "with statements",
+    ast.AsyncWith: "async with statements",
+    ast.AsyncFor: "async for loops",
+    ast.AsyncFunctionDef: "async functions",
+    ast.Await: "await expressions",
+    ast.Yield: "yield (generators)",
+    ast.YieldFrom: "yield from (generators)",
+    ast.Global: "global statements",
+    ast.Nonlocal: "nonlocal statements",
+    ast.Delete: "del statements",
+    ast.Raise: "raise statements",
+    ast.Import: "import statements",
+    ast.ImportFrom: "import statements",
+    ast.ListComp: "list comprehensions",
+    ast.SetComp: "set comprehensions",
+    ast.DictComp: "dict comprehensions",
+    ast.GeneratorExp: "generator expressions",
+    ast.Dict: "dict displays",
+    ast.Set: "set displays",
+    ast.NamedExpr: "assignment expressions (:=)",
+    ast.Starred: "star-arguments (*args)",
+    ast.Break: "break",
+    ast.Continue: "continue",
+    ast.FunctionDef: "nested function definitions",
+}
+if hasattr(ast, "TryStar"):
+    _FORBIDDEN[ast.TryStar] = "try statements"
+if hasattr(ast, "Match"):
+    _FORBIDDEN[ast.Match] = "match statements"
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self, parsed: ParsedFunction) -> None:
+        self.parsed = parsed
+        self.loop_depth = 0
+
+    def fail(self, node: ast.AST, what: str) -> None:
+        raise UnsupportedSyntax(f"{what} are not supported in kernels", self.parsed.loc(node))
+
+    def generic_visit(self, node: ast.AST) -> None:
+        what = _FORBIDDEN.get(type(node))
+        if what is not None:
+            if isinstance(node, (ast.Break, ast.Continue)):
+                raise UnsupportedSyntax(
+                    f"'{what}' is not supported in kernels; restructure the loop with a condition",
+                    self.parsed.loc(node),
+                )
+            self.fail(node, what)
+        super().generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.fail(kw.value, "**keyword arguments")
+        self.generic_visit(node)
+
+    def _loop(self, node: ast.For | ast.While) -> None:
+        if node.orelse:
+            self.fail(node.orelse[0], "else clauses on loops")
+        self.loop_depth += 1
+        self.generic_visit(node)
+        self.loop_depth -= 1
+
+    visit_For = _loop
+    visit_While = _loop
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if self.loop_depth:
+            raise UnsupportedSyntax(
+                "'return' inside a loop is not supported in kernels", self.parsed.loc(node)
+            )
+        self.generic_visit(node)
+
+
+def check_function(parsed: ParsedFunction) -> None:
+    """Raise UnsupportedSyntax at the first construct kernels may not use."""
+    fn = parsed.node
+    args = fn.args
+    if args.vararg is not None or args.kwarg is not None:
+        bad = args.vararg or args.kwarg
+        raise UnsupportedSyntax(
+            "*args and **kwargs parameters are not supported in kernels", parsed.loc(bad)
+        )
+    checker = _Checker(parsed)
+    for stmt in fn.body:
+        checker.visit(stmt)

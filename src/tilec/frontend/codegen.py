@@ -1,0 +1,454 @@
+"""The AST visitor that turns one Python function into tile IR, statement by statement.
+
+Run-time values are Tensors backed by IR values; everything else is evaluated in Python at
+compile time (constexpr folding). Calls to other @jit functions are inlined by visiting their
+bodies with a fresh scope. Control flow lives in control_flow.py, operators in arith.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import operator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import (
+    CompileError,
+    ConstexprError,
+    TilecError,
+    TileTypeError,
+    UnsupportedFeature,
+    UnsupportedSyntax,
+)
+from ..ir.builder import Builder
+from ..ir.ops import BinaryKind as BK
+from ..language.constexpr import is_constexpr_annotation
+from ..source import SourceLoc
+from . import arith, control_flow
+from .builtin import METHODS, BoundMethod
+from .check import check_function
+from .parse import ParsedFunction, parse_function
+from .scope import PY_BUILTINS, lookup_global
+from .values import Struct, Tensor, leaves, unwrap
+
+RETURN = "$return"  # the scope slot holding a function's return value
+
+_PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.MatMult: operator.matmul,
+}
+_CMP_NAMES = {
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+}
+_PY_CMPS = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, c: a in c,
+    ast.NotIn: lambda a, c: a not in c,
+}
+
+
+class Unit:
+    """State shared by a kernel and every function inlined into it."""
+
+    def __init__(self, builder: Builder) -> None:
+        self.b = builder
+        self.stack: list[Any] = []  # functions being inlined, to reject recursion
+
+
+def is_runtime(x: Any) -> bool:
+    return isinstance(x, (Tensor, *Struct)) or bool(leaves(x))
+
+
+class FunctionCodegen:
+    """Generates IR for one function body (the kernel, or an inlined @jit callee)."""
+
+    def __init__(self, unit: Unit, parsed: ParsedFunction, scope: dict[str, Any]) -> None:
+        self.unit = unit
+        self.parsed = parsed
+        self.scope = scope
+        self.returned = False
+
+    @property
+    def b(self) -> Builder:
+        return self.unit.b
+
+    def loc(self, node: ast.AST | None) -> SourceLoc:
+        return self.parsed.loc(node)
+
+    @contextmanager
+    def located(self, node: ast.AST) -> Iterator[None]:
+        """Stamp ops with ``node``'s location and attach it to errors raised without one."""
+        loc = self.loc(node)
+        try:
+            with self.b.at_loc(loc):
+                yield
+        except CompileError as e:
+            if e.loc is None:
+                raise type(e)(e.message, loc) from None
+            raise
+        except TilecError:
+            raise
+        except RecursionError:
+            raise
+        except Exception as e:
+            raise CompileError(f"{type(e).__name__}: {e}", loc) from e
+
+    # -- statements ----------------------------------------------------------------------
+    def visit_body(self, stmts: list[ast.stmt]) -> None:
+        for i, stmt in enumerate(stmts):
+            with self.located(stmt):
+                if isinstance(stmt, ast.If):
+                    control_flow.visit_if(self, stmt, stmts[i + 1 :])
+                else:
+                    self.visit_stmt(stmt)
+            if self.returned:
+                return
+
+    def visit_stmt(self, node: ast.stmt) -> None:
+        method = getattr(self, f"stmt_{type(node).__name__}", None)
+        if method is None:
+            raise UnsupportedSyntax(
+                f"{type(node).__name__} statements are not supported in kernels"
+            )
+        method(node)
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstring
+        self.expr(node.value)
+
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value))
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        if not isinstance(node.target, ast.Name):
+            raise UnsupportedSyntax("augmented assignment is supported only to plain names")
+        current = self.name(node.target.id)
+        self.assign(node.target, self.binop(node.op, current, self.expr(node.value)))
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        self.scope[RETURN] = self.expr(node.value) if node.value is not None else None
+        self.returned = True
+
+    def stmt_For(self, node: ast.For) -> None:
+        control_flow.visit_for(self, node)
+
+    def stmt_While(self, node: ast.While) -> None:
+        control_flow.visit_while(self, node)
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        from .builtins_debug import device_assert, static_assert
+
+        cond = self.expr(node.test)
+        msg = self.expr(node.msg) if node.msg is not None else ""
+        if is_runtime(cond):
+            device_assert.invoke(self, [cond, msg], {})
+        else:
+            static_assert.invoke(self, [cond, msg], {})
+
+    def assign(self, target: ast.expr, value: Any) -> None:
+        with self.located(target):
+            if isinstance(target, ast.Name):
+                self.scope[target.id] = unwrap(value)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                value = unwrap(value)
+                if not isinstance(value, (tuple, list)):
+                    raise TileTypeError(
+                        f"cannot unpack {type(value).__name__} into {len(target.elts)} names"
+                    )
+                if len(value) != len(target.elts):
+                    raise TileTypeError(
+                        f"cannot unpack {len(value)} values into {len(target.elts)} names"
+                    )
+                for t, v in zip(target.elts, value):
+                    self.assign(t, v)
+            else:
+                raise UnsupportedSyntax(
+                    "kernels can assign only to names and tuples of names; "
+                    "use tl.store to write memory"
+                )
+
+    # -- expressions ---------------------------------------------------------------------
+    def expr(self, node: ast.expr) -> Any:
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        with self.located(node):
+            if method is None:
+                raise UnsupportedSyntax(
+                    f"{type(node).__name__} expressions are not supported in kernels"
+                )
+            return method(node)
+
+    def expr_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def name(self, ident: str) -> Any:
+        if ident in self.scope:
+            return self.scope[ident]
+        return lookup_global(self.parsed.fn, ident)
+
+    def expr_Name(self, node: ast.Name) -> Any:
+        return self.name(node.id)
+
+    def expr_Tuple(self, node: ast.Tuple) -> Any:
+        return tuple(self.expr(e) for e in node.elts)
+
+    def expr_List(self, node: ast.List) -> Any:
+        return [self.expr(e) for e in node.elts]
+
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
+        return "".join(str(self.expr(v)) for v in node.values)
+
+    def expr_FormattedValue(self, node: ast.FormattedValue) -> Any:
+        value = self.expr(node.value)
+        if is_runtime(value):
+            raise ConstexprError("f-strings can format only compile-time values")
+        if node.conversion == ord("r"):
+            value = repr(value)
+        elif node.conversion == ord("s"):
+            value = str(value)
+        spec = self.expr(node.format_spec) if node.format_spec is not None else ""
+        return format(value, spec)
+
+    def expr_Attribute(self, node: ast.Attribute) -> Any:
+        base = self.expr(node.value)
+        return get_attribute(self, base, node.attr)
+
+    def expr_Subscript(self, node: ast.Subscript) -> Any:
+        from .builtins_shape import subscript
+
+        base = self.expr(node.value)
+        index = self.expr(node.slice)
+        if isinstance(base, Tensor):
+            return subscript(self, base, index)
+        if is_runtime(index):
+            raise ConstexprError("only compile-time indices can select from a tuple")
+        return unwrap(base)[unwrap(index)]
+
+    def expr_Slice(self, node: ast.Slice) -> Any:
+        parts = [
+            self.expr(p) if p is not None else None for p in (node.lower, node.upper, node.step)
+        ]
+        return slice(*parts)
+
+    def expr_BinOp(self, node: ast.BinOp) -> Any:
+        return self.binop(node.op, self.expr(node.left), self.expr(node.right))
+
+    def binop(self, op: ast.operator, x: Any, y: Any) -> Any:
+        x, y = unwrap(x), unwrap(y)
+        if not is_runtime(x) and not is_runtime(y):
+            return _PY_BINOPS[type(op)](x, y)
+        return tensor_binop(self.b, op, x, y)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        x = unwrap(self.expr(node.operand))
+        if not is_runtime(x):
+            return {
+                ast.UAdd: operator.pos,
+                ast.USub: operator.neg,
+                ast.Not: operator.not_,
+                ast.Invert: operator.invert,
+            }[type(node.op)](x)
+        if isinstance(node.op, ast.UAdd):
+            return x
+        if isinstance(node.op, ast.USub):
+            return arith.neg(self.b, x)
+        if isinstance(node.op, ast.Not):
+            return arith.logical_not(self.b, x)
+        return arith.invert(self.b, x)
+
+    def expr_Compare(self, node: ast.Compare) -> Any:
+        left = self.expr(node.left)
+        result: Any = True
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node)
+            one = self.compare(op, left, right)
+            result = one if result is True else self.logical(True, result, one)
+            left = right
+        return result
+
+    def compare(self, op: ast.cmpop, x: Any, y: Any) -> Any:
+        x, y = unwrap(x), unwrap(y)
+        if not is_runtime(x) and not is_runtime(y):
+            return _PY_CMPS[type(op)](x, y)
+        if type(op) not in _CMP_NAMES:
+            raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
+        return arith.compare(self.b, _CMP_NAMES[type(op)], x, y)
+
+    def logical(self, is_and: bool, x: Any, y: Any) -> Any:
+        if not is_runtime(x) and not is_runtime(y):
+            return (x and y) if is_and else (x or y)
+        return arith.logical(self.b, is_and, x, y)
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Any:
+        is_and = isinstance(node.op, ast.And)
+        result = self.expr(node.values[0])
+        for value_node in node.values[1:]:
+            if not is_runtime(result) and (not result if is_and else result):
+                return result  # Python short-circuit on compile-time values
+            result = self.logical(is_and, result, self.expr(value_node))
+        return result
+
+    def expr_IfExp(self, node: ast.IfExp) -> Any:
+        return control_flow.visit_ifexp(self, node)
+
+    def expr_Call(self, node: ast.Call) -> Any:
+        fn = self.expr(node.func)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords if kw.arg is not None}
+        return self.call(fn, args, kwargs)
+
+    # -- calls ---------------------------------------------------------------------------
+    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        fn = unwrap(fn)
+        if isinstance(fn, BoundMethod):
+            args = [fn.self_value, *args]
+            fn = fn.fn
+        if getattr(fn, "__tilec_builtin__", False):
+            return fn.invoke(self, args, kwargs)
+        if getattr(fn, "__tilec_jit__", False):
+            return self.inline(fn.fn, args, kwargs)
+        mapped = _map_python_builtin(fn, args, kwargs)
+        if mapped is not None:
+            return self.call(mapped, args, kwargs)
+        if not callable(fn):
+            raise TileTypeError(f"'{type(fn).__name__}' object is not callable")
+        if any(is_runtime(a) for a in [*args, *kwargs.values()]):
+            name = getattr(fn, "__qualname__", repr(fn))
+            raise UnsupportedFeature(
+                f"calling the Python function {name} with tensor arguments "
+                "is not supported; decorate it with @tilec.jit"
+            )
+        return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+
+    def inline(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Inline the @jit function ``fn``: bind its parameters and visit its body."""
+        if fn in self.unit.stack:
+            raise UnsupportedSyntax(f"recursive call to {fn.__name__} is not supported in kernels")
+        parsed = parse_function(fn)
+        check_function(parsed)
+        sig = inspect.signature(fn)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TileTypeError(f"{fn.__name__}(): {e}") from None
+        bound.apply_defaults()
+        scope: dict[str, Any] = {}
+        for pname, value in bound.arguments.items():
+            value = unwrap(value)
+            if is_constexpr_annotation(sig.parameters[pname].annotation) and is_runtime(value):
+                raise ConstexprError(
+                    f"argument '{pname}' of {fn.__name__} is a tl.constexpr "
+                    "parameter but got a run-time tensor"
+                )
+            scope[pname] = value
+        sub = FunctionCodegen(self.unit, parsed, scope)
+        self.unit.stack.append(fn)
+        try:
+            sub.visit_body(parsed.node.body)
+        finally:
+            self.unit.stack.pop()
+        return sub.scope.get(RETURN)
+
+
+def _map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """min/max/abs/print on tensors become tl.minimum/maximum/abs/device_print (as in Triton)."""
+    if fn not in (builtins.min, builtins.max, builtins.abs, builtins.print):
+        return None
+    if not any(is_runtime(a) for a in args):
+        return None
+    from . import builtins_debug, builtins_math
+
+    return {
+        builtins.min: builtins_math.minimum,
+        builtins.max: builtins_math.maximum,
+        builtins.abs: builtins_math.abs_,
+        builtins.print: builtins_debug.device_print_args,
+    }[fn]
+
+
+_TENSOR_BINOPS: dict[type, Callable[..., Tensor]] = {
+    ast.Add: arith.add,
+    ast.Sub: arith.sub,
+    ast.Mult: arith.mul,
+    ast.Div: arith.truediv,
+    ast.FloorDiv: arith.floordiv,
+    ast.Mod: arith.mod,
+    ast.BitAnd: lambda b, x, y: arith.bitwise(b, BK.AND, x, y),
+    ast.BitOr: lambda b, x, y: arith.bitwise(b, BK.OR, x, y),
+    ast.BitXor: lambda b, x, y: arith.bitwise(b, BK.XOR, x, y),
+    ast.LShift: lambda b, x, y: arith.shift(b, True, x, y),
+    ast.RShift: lambda b, x, y: arith.shift(b, False, x, y),
+}
+
+
+def tensor_binop(b: Builder, op: ast.operator, x: Any, y: Any) -> Tensor:
+    fn = _TENSOR_BINOPS.get(type(op))
+    if fn is None:
+        raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
+    for v in (x, y):
+        if isinstance(v, Struct):
+            raise TileTypeError(
+                f"operator {type(op).__name__} is not defined for "
+                f"{type(v).__name__}; use tl.advance to move a block pointer"
+            )
+    return fn(b, x, y)
+
+
+def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
+    """``base.attr`` for tensors (dtype, shape, T, methods), structs and Python objects."""
+    base = unwrap(base)
+    if isinstance(base, Tensor):
+        from .builtins_shape import tensor_attribute
+
+        found = tensor_attribute(cg, base, attr)
+        if found is not None:
+            return found
+        if attr in METHODS:
+            return BoundMethod(METHODS[attr], base)
+        raise TileTypeError(f"tensor has no attribute '{attr}'")
+    if isinstance(base, Struct):
+        from .builtins_memory import struct_attribute
+
+        return struct_attribute(base, attr)
+    try:
+        return unwrap(getattr(base, attr))
+    except AttributeError:
+        raise CompileError(f"{type(base).__name__} has no attribute '{attr}'") from None
+
+
+__all__ = ["PY_BUILTINS", "RETURN", "FunctionCodegen", "Unit"]

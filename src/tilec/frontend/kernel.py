@@ -1,0 +1,64 @@
+"""``build_module``: bind a kernel's parameters from its ArgSpecs and generate its FuncOp."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import UsageError
+from ..ir.argspec import ArgKind, ArgSpec
+from ..ir.builder import Builder
+from ..ir.ops import FuncOp, ModuleOp
+from ..ir.verify import verify
+from .check import check_function
+from .codegen import RETURN, FunctionCodegen, Unit
+from .parse import parse_function
+from .values import Tensor, unwrap
+
+
+def _bind(
+    params: list[inspect.Parameter], specs: Sequence[ArgSpec], func: FuncOp
+) -> dict[str, Any]:
+    scope: dict[str, Any] = {}
+    args = iter(func.args)
+    for param, spec in zip(params, specs):
+        if spec.kind is ArgKind.CONSTEXPR:
+            scope[param.name] = unwrap(spec.value)
+        elif spec.kind is ArgKind.NONE:
+            scope[param.name] = None
+        elif spec.equals_one:
+            scope[param.name] = 1  # Triton specializes integers equal to 1 as constants
+        else:
+            scope[param.name] = Tensor(next(args))
+    return scope
+
+
+def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) -> ModuleOp:
+    """Compile the Python function ``fn`` for ``specs`` (one per parameter) into tile IR."""
+    parsed = parse_function(fn)
+    check_function(parsed)
+    params = list(inspect.signature(fn).parameters.values())
+    if len(params) != len(specs):
+        raise UsageError(
+            f"{fn.__name__} has {len(params)} parameters but {len(specs)} argument specs were given"
+        )
+    loc = parsed.loc(None)
+    module = ModuleOp(loc)
+    func = FuncOp(name or fn.__name__, [s for s in specs if s.is_runtime], loc)
+    module.body.append(func)
+    unit = Unit(Builder(func.body, loc))
+    unit.stack.append(fn)
+    codegen = FunctionCodegen(unit, parsed, _bind(params, specs, func))
+    codegen.visit_body(parsed.node.body)
+    if codegen.scope.get(RETURN) is not None:
+        from ..errors import UnsupportedFeature
+
+        raise UnsupportedFeature(
+            "kernels cannot return values; store results through a pointer instead",
+            parsed.loc(None),
+        )
+    unit.b.set_insertion_point_to_end(func.body)
+    unit.b.ret()
+    verify(module)
+    return module

@@ -1,0 +1,287 @@
+"""Typing rules shared by every builtin: constants, casts, promotion and broadcasting.
+
+These follow Triton 3.9: Python numbers take the narrowest of i32/u32/i64/u64 or fp32/fp64;
+a Python number of a kind no higher than a tensor's does not widen it; fp16/bf16 divisions
+compute in fp32; integers follow C's usual arithmetic conversions; shapes broadcast NumPy-style.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import TileTypeError
+from ..ir import types as T
+from ..ir.builder import Builder
+from ..ir.types import Element, PointerType, ScalarType, TileType, Type, with_element
+from .values import Tensor, unwrap
+
+Number = (bool, int, float)
+
+
+def is_number(x: Any) -> bool:
+    return isinstance(x, Number)
+
+
+def python_type(x: bool | int | float) -> ScalarType:
+    """The dtype a Python constant gets when it becomes a tensor."""
+    if isinstance(x, bool):
+        return T.int1
+    if isinstance(x, int):
+        for lo, hi, t in (
+            (-(2**31), 2**31, T.int32),
+            (2**31, 2**32, T.uint32),
+            (-(2**63), 2**63, T.int64),
+            (2**63, 2**64, T.uint64),
+        ):
+            if lo <= x < hi:
+                return t
+        raise TileTypeError(f"integer constant {x} does not fit in 64 bits")
+    ax = abs(x)
+    if math.isinf(ax) or ax == 0.0 or x != x or 2.0**-126 <= ax <= (2 - 2.0**-23) * 2.0**127:
+        return T.float32
+    return T.float64
+
+
+def constant(b: Builder, value: bool | int | float, dtype: ScalarType) -> Tensor:
+    """A scalar constant of ``dtype`` (the value converted the way a cast would)."""
+    if dtype.is_floating():
+        value = float(value)
+    elif dtype.is_bool():
+        value = bool(value)
+    else:
+        if isinstance(value, float):
+            if value != value or math.isinf(value):
+                raise TileTypeError(f"cannot convert {value} to {dtype}")
+            value = int(value)
+        value = int(value)
+        bits = dtype.bits
+        value &= (1 << bits) - 1
+        if dtype.is_int_signed() and value >= 1 << (bits - 1):
+            value -= 1 << bits
+    return Tensor(b.constant(value, dtype))
+
+
+def to_tensor(b: Builder, x: Any) -> Tensor:
+    """A Tensor for ``x``: Tensors pass through, Python numbers become typed constants."""
+    x = unwrap(x)
+    if isinstance(x, Tensor):
+        return x
+    if is_number(x):
+        return constant(b, x, python_type(x))
+    raise TileTypeError(f"expected a tensor or a number, got {_describe(x)}")
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, ScalarType):
+        return f"the dtype {x!r}"
+    if x is None:
+        return "None"
+    return f"{type(x).__name__} {x!r}" if isinstance(x, (str, tuple, list)) else type(x).__name__
+
+
+def describe(x: Any) -> str:
+    return f"a {x.type} tensor" if isinstance(x, Tensor) else _describe(x)
+
+
+# -- casts ---------------------------------------------------------------------------------
+def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> Tensor:
+    """``x.to(dtype)``: value conversion, keeping the shape."""
+    src = x.dtype
+    if src == dtype:
+        return x
+    narrowing = (
+        isinstance(src, ScalarType)
+        and isinstance(dtype, ScalarType)
+        and src.is_floating()
+        and dtype.is_floating()
+        and dtype.bits < src.bits
+    )
+    if rounding is not None and not narrowing:
+        raise TileTypeError(
+            f"fp_downcast_rounding applies only to narrowing float casts, not {src} to {dtype}"
+        )
+    if rounding not in (None, "rtne", "rtz"):
+        raise TileTypeError(f"unknown rounding mode {rounding!r}; use 'rtne' or 'rtz'")
+    if isinstance(src, PointerType) and isinstance(dtype, PointerType):
+        return Tensor(b.bitcast(x.value, with_element(x.type, dtype)))
+    if isinstance(src, PointerType) or isinstance(dtype, PointerType):
+        other = dtype if isinstance(src, PointerType) else src
+        if not (isinstance(other, ScalarType) and other.is_int()):
+            raise TileTypeError(f"cannot cast {src} to {dtype}")
+    return Tensor(b.cast(x.value, with_element(x.type, dtype), rounding or "rtne"))
+
+
+def bitcast(b: Builder, x: Tensor, dtype: Element) -> Tensor:
+    src = x.dtype
+    if src == dtype:
+        return x
+    if isinstance(src, PointerType) or isinstance(dtype, PointerType):
+        return cast(b, x, dtype)
+    if src.primitive_bitwidth != dtype.primitive_bitwidth:
+        raise TileTypeError(
+            f"cannot bitcast {src} ({src.primitive_bitwidth} bits) to {dtype} "
+            f"({dtype.primitive_bitwidth} bits)"
+        )
+    return Tensor(b.bitcast(x.value, with_element(x.type, dtype)))
+
+
+# -- promotion -----------------------------------------------------------------------------
+def _kind_rank(t: ScalarType) -> int:
+    return 0 if t.is_bool() else 2 if t.is_floating() else 1
+
+
+def integer_promote(a: ScalarType, c: ScalarType) -> ScalarType:
+    """C's usual arithmetic conversions for two integer types."""
+    if a.is_int_unsigned() == c.is_int_unsigned():
+        return a if a.bits > c.bits else c
+    if a.is_int_unsigned():
+        return a if a.bits >= c.bits else c
+    return c if c.bits >= a.bits else a
+
+
+def computation_type(
+    a: ScalarType, a_scalar: bool, c: ScalarType, c_scalar: bool, div_or_mod: bool
+) -> ScalarType:
+    """The element type a binary arithmetic op computes in (Triton's promotion table)."""
+    if a_scalar != c_scalar:
+        scalar_t, tensor_t = (a, c) if a_scalar else (c, a)
+        if _kind_rank(scalar_t) <= _kind_rank(tensor_t):
+            if div_or_mod and tensor_t in (T.float16, T.bfloat16):
+                return T.float32
+            return tensor_t
+    names = {a.name, c.name}
+    if "fp64" in names:
+        return T.float64
+    if "fp32" in names:
+        return T.float32
+    if "fp16" in names:
+        return T.float32 if div_or_mod else T.float16
+    if names == {"bf16"}:
+        return T.float32 if div_or_mod else T.bfloat16
+    if "bf16" in names:
+        return T.float32
+    if (
+        div_or_mod
+        and a.is_int_unsigned() != c.is_int_unsigned()
+        and not (a.is_bool() or c.is_bool())
+    ):
+        raise TileTypeError(
+            f"cannot use /, // or % with {a!r} and {c!r} because they have "
+            "different signedness; cast them to the same signedness"
+        )
+    return integer_promote(a, c)
+
+
+def _int_range(t: ScalarType) -> tuple[int, int]:
+    if t.is_bool():
+        return 0, 1
+    if t.is_int_unsigned():
+        return 0, 2**t.bits - 1
+    return -(2 ** (t.bits - 1)), 2 ** (t.bits - 1) - 1
+
+
+def _check_ptr(a: Element, c: Element, allow_ptr: bool) -> None:
+    if isinstance(a, PointerType):
+        if (
+            not allow_ptr
+            or (isinstance(c, PointerType) and a != c)
+            or (isinstance(c, ScalarType) and c.is_floating())
+        ):
+            raise TileTypeError(f"invalid operands of type {a} and {c}")
+
+
+def binary_operands(
+    b: Builder,
+    x: Any,
+    y: Any,
+    *,
+    allow_lhs_ptr: bool = False,
+    allow_rhs_ptr: bool = False,
+    arithmetic: bool = True,
+    div_or_mod: bool = False,
+) -> tuple[Tensor, Tensor]:
+    """Convert, promote and broadcast the operands of a binary op."""
+    x, y = unwrap(x), unwrap(y)
+    x_scalar, y_scalar = is_number(x), is_number(y)
+    tx = python_type(x) if x_scalar else _tensor(x).dtype
+    ty = python_type(y) if y_scalar else _tensor(y).dtype
+    _check_ptr(tx, ty, allow_lhs_ptr)
+    _check_ptr(ty, tx, allow_rhs_ptr)
+    if arithmetic and isinstance(tx, ScalarType) and isinstance(ty, ScalarType):
+        ret = computation_type(tx, x_scalar, ty, y_scalar, div_or_mod)
+        x = _convert(b, x, x_scalar, ret)
+        y = _convert(b, y, y_scalar, ret)
+    else:
+        x = to_tensor(b, x) if x_scalar else x
+        y = to_tensor(b, y) if y_scalar else y
+    return broadcast_pair(b, x, y)
+
+
+def _tensor(x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TileTypeError(f"expected a tensor or a number, got {_describe(x)}")
+    return x
+
+
+def _convert(b: Builder, x: Any, is_scalar: bool, ret: ScalarType) -> Tensor:
+    if not is_scalar:
+        return cast(b, x, ret)
+    if ret.is_int() and not ret.is_bool():
+        lo, hi = _int_range(ret)
+        if ret.is_int_unsigned() and x < 0:
+            raise TileTypeError(
+                "cannot combine an unsigned tensor with a negative constant; "
+                "cast one of them explicitly"
+            )
+        if not lo <= x <= hi:
+            raise TileTypeError(f"constant {x} is out of range for {ret}")
+    return constant(b, x, ret)
+
+
+# -- broadcasting --------------------------------------------------------------------------
+def broadcast_shapes(a: tuple[int, ...], c: tuple[int, ...]) -> tuple[int, ...]:
+    rank = max(len(a), len(c))
+    a2 = (1,) * (rank - len(a)) + a
+    c2 = (1,) * (rank - len(c)) + c
+    out = []
+    for i, (p, q) in enumerate(zip(a2, c2)):
+        if p != q and 1 not in (p, q):
+            raise TileTypeError(
+                f"shapes {list(a)} and {list(c)} cannot be broadcast together "
+                f"(dimension {i}: {p} vs {q})"
+            )
+        out.append(q if p == 1 else p)
+    return tuple(out)
+
+
+def broadcast_to(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``x`` expanded to ``shape``: scalars are splatted, missing leading dims added."""
+    src = x.shape
+    if src == tuple(shape):
+        return x
+    if not src:
+        return Tensor(b.splat(x.value, shape))
+    if len(src) > len(shape):
+        raise TileTypeError(f"cannot broadcast shape {list(src)} to {list(shape)}")
+    v = x.value
+    for _ in range(len(shape) - len(src)):
+        v = b.expand_dims(v, 0)
+    full = (1,) * (len(shape) - len(src)) + src
+    for i, (p, q) in enumerate(zip(full, shape)):
+        if p != q and p != 1:
+            raise TileTypeError(
+                f"cannot broadcast shape {list(src)} to {list(shape)} (dimension {i}: {p} vs {q})"
+            )
+    return Tensor(b.broadcast(v, shape) if full != tuple(shape) else v)
+
+
+def broadcast_pair(b: Builder, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    if x.shape == y.shape:
+        return x, y
+    shape = broadcast_shapes(x.shape, y.shape)
+    return broadcast_to(b, x, shape), broadcast_to(b, y, shape)
+
+
+def tile_type(shape: tuple[int, ...], dtype: Element) -> Type:
+    return TileType(tuple(shape), dtype) if shape else dtype

@@ -1,0 +1,156 @@
+"""The core of ``tl``: builtins the frontend implements, loop iterators and small enums.
+
+Every builtin is defined once in tilec.frontend (with Triton's parameter names) and re-exported
+here; calling one outside a kernel raises a UsageError.
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+from typing import Any
+
+from ..frontend.builtins_debug import (
+    assume,
+    debug_barrier,
+    device_assert,
+    device_print,
+    max_constancy,
+    max_contiguous,
+    multiple_of,
+    static_assert,
+    static_print,
+)
+from ..frontend.builtins_math import (
+    abs_ as abs,
+)
+from ..frontend.builtins_math import (
+    ceil,
+    clamp,
+    cos,
+    div_rn,
+    erf,
+    exp,
+    exp2,
+    fdiv,
+    floor,
+    fma,
+    log,
+    log2,
+    maximum,
+    minimum,
+    rsqrt,
+    sin,
+    sqrt,
+    sqrt_rn,
+    umulhi,
+    where,
+)
+from ..frontend.builtins_memory import (
+    advance,
+    atomic_add,
+    atomic_and,
+    atomic_cas,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_xchg,
+    atomic_xor,
+    load,
+    make_block_ptr,
+    make_tensor_descriptor,
+    store,
+)
+from ..frontend.builtins_reduce import associative_scan, dot, reduce
+from ..frontend.builtins_shape import (
+    arange,
+    broadcast,
+    broadcast_to,
+    cast,
+    cat,
+    expand_dims,
+    flip,
+    full,
+    interleave,
+    join,
+    num_programs,
+    permute,
+    program_id,
+    ravel,
+    reshape,
+    split,
+    trans,
+    view,
+    zeros,
+)
+from ..frontend.values import Tensor as tensor
+
+
+class PropagateNan(enum.Enum):
+    """Whether minimum/maximum/clamp return NaN when an operand is NaN."""
+
+    NONE = 0
+    ALL = 0xFFFF
+
+
+class range:
+    """``for i in tl.range(start, end, step, num_stages=..., ...)``: a run-time loop with hints."""
+
+    def __init__(
+        self,
+        arg1: Any,
+        arg2: Any = None,
+        step: Any = None,
+        num_stages: Any = None,
+        loop_unroll_factor: Any = None,
+        disallow_acc_multi_buffer: Any = False,
+        flatten: Any = False,
+        warp_specialize: Any = False,
+        disable_licm: Any = False,
+    ) -> None:
+        self.start, self.end = (0, arg1) if arg2 is None else (arg1, arg2)
+        self.step = 1 if step is None else step
+        self.num_stages = num_stages
+        self.loop_unroll_factor = loop_unroll_factor
+        self.flatten = bool(flatten)
+        self.warp_specialize = bool(warp_specialize)
+
+    def attributes(self) -> dict[str, Any]:
+        """The ForOp attributes this loop asks for."""
+        return {
+            "num_stages": self.num_stages,
+            "loop_unroll_factor": self.loop_unroll_factor,
+            "flatten": self.flatten,
+            "warp_specialize": self.warp_specialize,
+        }
+
+
+class static_range:
+    """``for i in tl.static_range(...)``: unrolled at compile time; bounds must be constexpr."""
+
+    def __init__(self, arg1: Any, arg2: Any = None, step: Any = None) -> None:
+        from ..errors import ConstexprError
+
+        bounds = (0, arg1) if arg2 is None else (arg1, arg2)
+        self.start, self.end = bounds
+        self.step = 1 if step is None else step
+        for v in (self.start, self.end, self.step):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise ConstexprError("tl.static_range bounds must be compile-time ints")
+
+    def values(self) -> list[int]:
+        return list(builtins.range(self.start, self.end, self.step))
+
+
+__all__ = [
+    "PropagateNan", "abs", "advance", "arange", "associative_scan", "assume", "atomic_add",
+    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
+    "atomic_xor", "broadcast", "broadcast_to", "cast", "cat", "ceil", "clamp", "cos",
+    "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "erf", "exp", "exp2",
+    "expand_dims", "fdiv", "flip", "floor", "fma", "full", "interleave", "join", "load", "log",
+    "log2", "make_block_ptr", "make_tensor_descriptor", "max_constancy", "max_contiguous",
+    "maximum", "minimum", "multiple_of", "num_programs", "permute", "program_id", "range",
+    "ravel", "reduce", "reshape", "rsqrt", "sin", "split", "sqrt", "sqrt_rn", "static_assert",
+    "static_print", "static_range", "store", "tensor", "trans", "umulhi", "view", "where",
+    "zeros",
+]  # fmt: skip

@@ -1,0 +1,260 @@
+"""tl library functions written in tl: reductions, scans, softmax, sort, cdiv ...
+
+Each is inlined into the calling kernel. Reductions follow Triton 3.9: ``sum`` of integers
+narrower than 32 bits accumulates in (u)int32; ``max``/``min`` compute sub-32-bit inputs in
+fp32/int32; ``argmax``/``argmin`` break ties toward the lower index.
+"""
+
+from __future__ import annotations
+
+from ..ir import types as _types
+from . import core as tl
+from .constexpr import constexpr
+from .library import library
+
+
+@library
+def _sum_combine(a, b):
+    return a + b
+
+
+@library
+def _prod_combine(a, b):
+    return a * b
+
+
+@library
+def _xor_combine(a, b):
+    return a ^ b
+
+
+@library
+def _max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@library
+def _min_combine(a, b):
+    return tl.minimum(a, b)
+
+
+@library
+def _argmax_combine(v1, i1, v2, i2):
+    take1 = (v1 > v2) | ((v1 == v2) & (i1 < i2))
+    return tl.where(take1, v1, v2), tl.where(take1, i1, i2)
+
+
+@library
+def _argmin_combine(v1, i1, v2, i2):
+    take1 = (v1 < v2) | ((v1 == v2) & (i1 < i2))
+    return tl.where(take1, v1, v2), tl.where(take1, i1, i2)
+
+
+@library
+def _argmax_combine_right(v1, i1, v2, i2):
+    take1 = (v1 > v2) | ((v1 == v2) & (i1 > i2))
+    return tl.where(take1, v1, v2), tl.where(take1, i1, i2)
+
+
+@library
+def _argmin_combine_right(v1, i1, v2, i2):
+    take1 = (v1 < v2) | ((v1 == v2) & (i1 > i2))
+    return tl.where(take1, v1, v2), tl.where(take1, i1, i2)
+
+
+def _sum_dtype(in_dtype, dtype):
+    if dtype is not None:
+        return dtype
+    if in_dtype.is_bool():
+        return _types.int32
+    if in_dtype.is_int_signed() and in_dtype.primitive_bitwidth < 32:
+        return _types.int32
+    if in_dtype.is_int_unsigned() and in_dtype.primitive_bitwidth < 32:
+        return _types.uint32
+    return in_dtype
+
+
+def _minmax_dtype(in_dtype):
+    if in_dtype.primitive_bitwidth < 32:
+        return _types.float32 if in_dtype.is_floating() else _types.int32
+    return in_dtype
+
+
+@library
+def sum(input, axis=None, keep_dims=False, dtype: constexpr = None):
+    input = input.to(_sum_dtype(input.dtype, dtype))
+    return tl.reduce(input, axis, _sum_combine, keep_dims=keep_dims)
+
+
+@library
+def xor_sum(input, axis=None, keep_dims=False):
+    tl.static_assert(input.dtype.is_int(), "xor_sum needs an integer tensor")
+    return tl.reduce(input, axis, _xor_combine, keep_dims=keep_dims)
+
+
+@library
+def _with_indices(input, axis, combine, keep_dims):
+    if axis is None:
+        input = tl.ravel(input)
+        axis = 0
+        if keep_dims:
+            tl.static_assert(False, "keep_dims with axis=None and return_indices is not supported")
+    index = tl.arange(0, input.shape[axis])
+    for _ in tl.static_range(axis):
+        index = tl.expand_dims(index, 0)
+    for _ in tl.static_range(len(input.shape) - axis - 1):
+        index = tl.expand_dims(index, len(index.shape))
+    index = tl.broadcast_to(index, input.shape)
+    return tl.reduce((input, index), axis, combine, keep_dims=keep_dims)
+
+
+@library
+def max(
+    input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
+):
+    if return_indices:
+        if return_indices_tie_break_left:
+            return _with_indices(input, axis, _argmax_combine, keep_dims)
+        return _with_indices(input, axis, _argmax_combine_right, keep_dims)
+    input = input.to(_minmax_dtype(input.dtype))
+    return tl.reduce(input, axis, _max_combine, keep_dims=keep_dims)
+
+
+@library
+def min(
+    input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
+):
+    if return_indices:
+        if return_indices_tie_break_left:
+            return _with_indices(input, axis, _argmin_combine, keep_dims)
+        return _with_indices(input, axis, _argmin_combine_right, keep_dims)
+    input = input.to(_minmax_dtype(input.dtype))
+    return tl.reduce(input, axis, _min_combine, keep_dims=keep_dims)
+
+
+@library
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    _, index = max(
+        input,
+        axis,
+        return_indices=True,
+        return_indices_tie_break_left=tie_break_left,
+        keep_dims=keep_dims,
+    )
+    return index
+
+
+@library
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    _, index = min(
+        input,
+        axis,
+        return_indices=True,
+        return_indices_tie_break_left=tie_break_left,
+        keep_dims=keep_dims,
+    )
+    return index
+
+
+@library
+def cumsum(input, axis=0, reverse=False, dtype: constexpr = None):
+    input = input.to(_sum_dtype(input.dtype, dtype))
+    return tl.associative_scan(input, axis, _sum_combine, reverse)
+
+
+@library
+def cumprod(input, axis=0, reverse=False):
+    return tl.associative_scan(input, axis, _prod_combine, reverse)
+
+
+@library
+def cdiv(x, div):
+    return (x + div - 1) // div
+
+
+@library
+def sigmoid(x):
+    return 1 / (1 + tl.exp(-x))
+
+
+@library
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    if dim is None:
+        dim = 0
+    z = x - max(x, dim, keep_dims=True)
+    num = tl.exp(z)
+    den = sum(num, dim, keep_dims=True)
+    return tl.fdiv(num, den, ieee_rounding)
+
+
+@library
+def zeros_like(input):
+    return tl.zeros(input.shape, input.dtype)
+
+
+@library
+def full_like(input, value, dtype: constexpr = None):
+    if dtype is None:
+        dtype = input.dtype
+    return tl.full(input.shape, value, dtype)
+
+
+@library
+def swizzle2d(i, j, size_i, size_j, size_g):
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    group_id = ij // size_gj
+    off_i = group_id * size_g
+    size_g = tl.minimum(size_i - off_i, size_g)
+    ij = ij % size_gj
+    new_i = off_i + ij % size_g
+    new_j = ij // size_g
+    return new_i, new_j
+
+
+def _int_of(dtype):
+    return {8: _types.int8, 16: _types.int16, 32: _types.int32, 64: _types.int64}[
+        dtype.primitive_bitwidth
+    ]
+
+
+@library
+def _rank(x, descending: constexpr):
+    # rank[..., i] = how many elements sort before element i (ties keep input order)
+    n = x.shape[-1]
+    xi = tl.expand_dims(x, len(x.shape))
+    xj = tl.expand_dims(x, len(x.shape) - 1)
+    ii = tl.arange(0, n)[:, None]
+    jj = tl.arange(0, n)[None, :]
+    if descending:
+        before = (xj > xi) | ((xj == xi) & (jj < ii))
+    else:
+        before = (xj < xi) | ((xj == xi) & (jj < ii))
+    return sum(before.to(tl.int32), len(x.shape))
+
+
+@library
+def _gather_by_rank(x, rank, k: constexpr):
+    # out[..., r] = the element whose rank is r, for r < k (exact: xor of one value and zeros)
+    bits = x.to(_int_of(x.dtype), bitcast=True)
+    hit = tl.expand_dims(rank, len(x.shape)) == tl.arange(0, k)[None, :]
+    picked = tl.where(hit, tl.expand_dims(bits, len(x.shape)), 0)
+    return xor_sum(picked, len(x.shape) - 1).to(x.dtype, bitcast=True)
+
+
+@library
+def sort(x, dim: constexpr = None, descending: constexpr = False):
+    tl.static_assert(
+        dim is None or dim == len(x.shape) - 1 or dim == -1, "sort supports only the last dimension"
+    )
+    tl.static_assert(len(x.shape) <= 2, "sort supports 1-D and 2-D tiles")
+    return _gather_by_rank(x, _rank(x, descending), x.shape[-1])
+
+
+@library
+def topk(x, k: constexpr, dim: constexpr = None):
+    tl.static_assert(
+        dim is None or dim == len(x.shape) - 1 or dim == -1, "topk supports only the last dimension"
+    )
+    tl.static_assert(len(x.shape) <= 2, "topk supports 1-D and 2-D tiles")
+    return _gather_by_rank(x, _rank(x, True), k)
