@@ -370,26 +370,38 @@ def check_toolchain(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
 
 
 def check_cuda_major(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    """CUDA 13 pieces on a CUDA 12 driver (scenario 4): their cubins need the newer driver."""
+    cuda = cuda_version_text(facts.nvidia.cuda_version)
+    if (
+        not facts.nvidia.gpus
+        or not cuda
+        or version_tuple(cuda) < version_tuple(policy.cuda_min_driver)
+    ):
+        return  # no driver to compare with, or one so old that check_nvidia already failed it
     driver_major = facts.nvidia.cuda_version // 1000
-    if not facts.nvidia.gpus or not driver_major:
-        return
     tools = facts.toolchain
     newer = [
         t
         for t in (tools.nvjitlink, tools.ptxas)
         if t.found and version_tuple(t.version)[:1] > (driver_major,)
     ]
-    if newer:
-        names = ", ".join(f"{t.name} {t.version}" for t in newer)
-        cuda = cuda_version_text(facts.nvidia.cuda_version)
-        yield _f(
-            "nvidia.cuda_major",
-            Category.NVIDIA,
-            Status.WARN,
-            f"{names} is newer than the driver's CUDA {cuda}: its cubins need a driver ≥ 580",
-            remediation=remedies.match_driver_major(install_line(facts, policy)),
-            scenario=4,
-        )
+    if not newer:
+        return
+    names = ", ".join(f"{t.name} {t.version}" for t in newer)
+    floor = policy.floor(version_tuple(newer[0].version)[0])
+    need = (
+        f"a driver ≥ {floor.windows if facts.os.system == 'windows' or facts.os.wsl == 2 else floor.linux}"
+        if floor
+        else "a newer driver"
+    )
+    yield _f(
+        "nvidia.cuda_major",
+        Category.NVIDIA,
+        Status.WARN,
+        f"{names}: newer than the driver's CUDA {cuda}; their cubins need {need}",
+        remediation=remedies.match_driver_major(install_line(facts, policy)),
+        scenario=4,
+    )
 
 
 def check_loader(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
@@ -425,24 +437,29 @@ def check_other_gpus(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
             continue
         support = policy.vendor(vendor)
         names = ", ".join(g.name + (f" ({g.arch})" if g.arch else "") for g in gpus)
-        planned = (
-            support.planned if support else "no tilec backend; kernels run on the CPU backend."
-        )
+        planned = support.planned if support else "kernels run on the CPU backend."
+        extra = []
+        if vendor == "amd":
+            extra = [f"ROCm: {facts.rocm or 'not found'}"]
+            if facts.hsa_override_gfx_version:
+                extra.append(
+                    f"HSA_OVERRIDE_GFX_VERSION={facts.hsa_override_gfx_version} (unused by tilec)"
+                )
+        # Apple GPUs are the documented CPU-only configuration of every Mac: not a problem to flag.
         status = Status.OK if vendor == "apple" else Status.WARN
-        rocm = f"ROCm: {facts.rocm}" if vendor == "amd" and facts.rocm else ""
-        override = (
-            f"HSA_OVERRIDE_GFX_VERSION={facts.hsa_override_gfx_version}"
-            if vendor == "amd" and facts.hsa_override_gfx_version
-            else ""
-        )
+        remedy = remedies.other_vendor(planned) if status is Status.WARN else None
+        summary = f"{names}: no tilec backend for {vendor.upper() if vendor == 'amd' else vendor.title()} GPUs"
+        if status is Status.OK:
+            summary += f" ({planned.rstrip('.')})"
+        scenario = {"amd": 18, "apple": 16}.get(vendor, 0)
         yield _f(
             f"gpu.{vendor}",
             Category.OTHER_GPU,
             status,
-            f"{names}: {planned}",
-            rocm,
-            override,
-            scenario={"amd": 18, "apple": 16}.get(vendor, 0),
+            summary,
+            *extra,
+            remediation=remedy,
+            scenario=scenario,
         )
 
 

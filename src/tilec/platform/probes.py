@@ -289,9 +289,10 @@ def rocm_root(system: System) -> str:
 def _default_cache_dir(system: System) -> str:
     """Mirrors tilec.config's default (the platform layer may not import config)."""
     env, name = system.env, system.uname()[0].lower()
-    home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
+    home = system.home()
     if env.get("TILEC_CACHE_DIR"):
-        return os.path.expanduser(env["TILEC_CACHE_DIR"])
+        value = env["TILEC_CACHE_DIR"]
+        return home + value[1:] if value.startswith("~") else value
     if name == "windows":
         local = env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
         return os.path.join(local, "tilec", "cache")

@@ -174,8 +174,8 @@ def duplicate_flavours(names: tuple[str, ...]) -> Remediation:
     )
 
 
-def hsa_override() -> Remediation:
-    return _R("tilec does not use ROCm; HSA_OVERRIDE_GFX_VERSION only affects other ROCm programs.")
+def other_vendor(planned: str) -> Remediation:
+    return _R(f"Nothing to install: {planned} For GPU kernels today, use an NVIDIA GPU.")
 
 
 def unsupported_platform() -> Remediation:

@@ -86,6 +86,9 @@ class System:
     def env(self) -> Mapping[str, str]:
         return dict(os.environ)
 
+    def home(self) -> str:
+        return os.path.expanduser("~")
+
     def read_text(self, path: str, limit: int = 1 << 16) -> str | None:
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
