@@ -49,7 +49,7 @@ def _fill_combine(ctx: Any, op: ReduceOp | ScanOp, items: list[Tensor], combine_
         ctx.b.yield_(vals)
 
 
-@builtin()
+@builtin(member=True)
 def reduce(ctx: Any, input: Any, axis: Any, combine_fn: Any, keep_dims: Any = False) -> Any:
     """Reduce ``input`` (a tensor or a tuple of them) along ``axis`` with ``combine_fn``."""
     items, many = _inputs(ctx, input)
@@ -76,7 +76,7 @@ def reduce(ctx: Any, input: Any, axis: Any, combine_fn: Any, keep_dims: Any = Fa
     return tuple(results) if many else results[0]
 
 
-@builtin()
+@builtin(member=True)
 def associative_scan(ctx: Any, input: Any, axis: Any, combine_fn: Any, reverse: Any = False) -> Any:
     """Inclusive scan of ``input`` along ``axis`` with the associative ``combine_fn``."""
     items, many = _inputs(ctx, input)

@@ -345,6 +345,8 @@ class FunctionCodegen:
         mapped = _map_python_builtin(fn, args, kwargs)
         if mapped is not None:
             return self.call(mapped, args, kwargs)
+        if fn in _INTROSPECTION:
+            return fn(*[unwrap(a) for a in args])
         if not callable(fn):
             raise TileTypeError(f"'{type(fn).__name__}' object is not callable")
         if any(is_runtime(a) for a in [*args, *kwargs.values()]):
@@ -383,6 +385,9 @@ class FunctionCodegen:
         finally:
             self.unit.stack.pop()
         return sub.scope.get(RETURN)
+
+
+_INTROSPECTION = (builtins.isinstance, builtins.type, builtins.hasattr, builtins.getattr)
 
 
 def _map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -438,7 +443,7 @@ def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
         found = tensor_attribute(cg, base, attr)
         if found is not None:
             return found
-        if attr in METHODS:
+        if attr in METHODS:  # builtins and tl library functions marked as members
             return BoundMethod(METHODS[attr], base)
         raise TileTypeError(f"tensor has no attribute '{attr}'")
     if isinstance(base, Struct):

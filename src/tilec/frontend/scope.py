@@ -49,6 +49,8 @@ _SCALARS = (bool, int, float, str, bytes, type(None), ScalarType, PointerType, e
 
 
 def _allowed_global(value: Any) -> bool:
+    if getattr(value, "__tilec_jit__", False) or getattr(value, "__tilec_builtin__", False):
+        return True
     if isinstance(value, (constexpr, *_SCALARS, types.ModuleType)) or callable(value):
         return not hasattr(value, "__array_interface__") and not hasattr(value, "data_ptr")
     if isinstance(value, tuple):

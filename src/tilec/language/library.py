@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import UsageError
+from ..frontend.builtin import METHODS
 
 
 class LibraryFunction:
@@ -29,5 +30,13 @@ class LibraryFunction:
         return f"<tl function {self.fn.__name__}>"
 
 
-def library(fn: Callable[..., Any]) -> LibraryFunction:
-    return LibraryFunction(fn)
+def library(fn: Callable[..., Any] | None = None, *, member: bool = False) -> Any:
+    """Mark ``fn`` as tl code; ``member`` also makes it a tensor method (``x.sum()``)."""
+
+    def wrap(f: Callable[..., Any]) -> LibraryFunction:
+        lib = LibraryFunction(f)
+        if member:
+            METHODS[f.__name__] = lib
+        return lib
+
+    return wrap(fn) if fn is not None else wrap

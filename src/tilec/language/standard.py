@@ -80,13 +80,13 @@ def _minmax_dtype(in_dtype):
     return in_dtype
 
 
-@library
+@library(member=True)
 def sum(input, axis=None, keep_dims=False, dtype: constexpr = None):
     input = input.to(_sum_dtype(input.dtype, dtype))
     return tl.reduce(input, axis, _sum_combine, keep_dims=keep_dims)
 
 
-@library
+@library(member=True)
 def xor_sum(input, axis=None, keep_dims=False):
     tl.static_assert(input.dtype.is_int(), "xor_sum needs an integer tensor")
     return tl.reduce(input, axis, _xor_combine, keep_dims=keep_dims)
@@ -108,7 +108,7 @@ def _with_indices(input, axis, combine, keep_dims):
     return tl.reduce((input, index), axis, combine, keep_dims=keep_dims)
 
 
-@library
+@library(member=True)
 def max(
     input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
 ):
@@ -120,7 +120,7 @@ def max(
     return tl.reduce(input, axis, _max_combine, keep_dims=keep_dims)
 
 
-@library
+@library(member=True)
 def min(
     input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
 ):
@@ -132,7 +132,7 @@ def min(
     return tl.reduce(input, axis, _min_combine, keep_dims=keep_dims)
 
 
-@library
+@library(member=True)
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
     _, index = max(
         input,
@@ -144,7 +144,7 @@ def argmax(input, axis, tie_break_left=True, keep_dims=False):
     return index
 
 
-@library
+@library(member=True)
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
     _, index = min(
         input,
@@ -156,13 +156,13 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
     return index
 
 
-@library
+@library(member=True)
 def cumsum(input, axis=0, reverse=False, dtype: constexpr = None):
     input = input.to(_sum_dtype(input.dtype, dtype))
     return tl.associative_scan(input, axis, _sum_combine, reverse)
 
 
-@library
+@library(member=True)
 def cumprod(input, axis=0, reverse=False):
     return tl.associative_scan(input, axis, _prod_combine, reverse)
 
@@ -172,12 +172,12 @@ def cdiv(x, div):
     return (x + div - 1) // div
 
 
-@library
+@library(member=True)
 def sigmoid(x):
     return 1 / (1 + tl.exp(-x))
 
 
-@library
+@library(member=True)
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     if dim is None:
         dim = 0
@@ -242,7 +242,7 @@ def _gather_by_rank(x, rank, k: constexpr):
     return xor_sum(picked, len(x.shape) - 1).to(x.dtype, bitcast=True)
 
 
-@library
+@library(member=True)
 def sort(x, dim: constexpr = None, descending: constexpr = False):
     tl.static_assert(
         dim is None or dim == len(x.shape) - 1 or dim == -1, "sort supports only the last dimension"
@@ -251,7 +251,7 @@ def sort(x, dim: constexpr = None, descending: constexpr = False):
     return _gather_by_rank(x, _rank(x, descending), x.shape[-1])
 
 
-@library
+@library(member=True)
 def topk(x, k: constexpr, dim: constexpr = None):
     tl.static_assert(
         dim is None or dim == len(x.shape) - 1 or dim == -1, "topk supports only the last dimension"
