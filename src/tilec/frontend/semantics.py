@@ -182,13 +182,12 @@ def _int_range(t: ScalarType) -> tuple[int, int]:
 
 
 def _check_ptr(a: Element, c: Element, allow_ptr: bool) -> None:
-    if isinstance(a, PointerType):
-        if (
-            not allow_ptr
-            or (isinstance(c, PointerType) and a != c)
-            or (isinstance(c, ScalarType) and c.is_floating())
-        ):
-            raise TileTypeError(f"invalid operands of type {a} and {c}")
+    if isinstance(a, PointerType) and (
+        not allow_ptr
+        or (isinstance(c, PointerType) and a != c)
+        or (isinstance(c, ScalarType) and c.is_floating())
+    ):
+        raise TileTypeError(f"invalid operands of type {a} and {c}")
 
 
 def binary_operands(
