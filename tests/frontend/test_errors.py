@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 import tilec.language as tl
-from tilec.errors import CompileError, ConstexprError, TileTypeError, UnsupportedFeature
-from tilec.errors import UnsupportedSyntax
-
 from support.build import build
+from tilec.errors import (
+    CompileError,
+    ConstexprError,
+    TileTypeError,
+    UnsupportedFeature,
+    UnsupportedSyntax,
+)
 
 FILE = __file__
 
@@ -105,7 +109,7 @@ def k_lambda(out_ptr):
 
 
 def k_break(out_ptr, n):
-    for i in range(n):
+    for _i in range(n):
         break  # MARK-break
     tl.store(out_ptr, 1.0)
 
@@ -118,7 +122,7 @@ def k_try(out_ptr):
 
 
 def k_return_in_loop(out_ptr, n):
-    for i in range(n):
+    for _i in range(n):
         return  # MARK-loopreturn
 
 
@@ -179,7 +183,7 @@ def test_kernel_returning_a_value():
 
 def k_carried(out_ptr, n):
     acc = 0
-    for i in range(n):
+    for _i in range(n):
         acc += 1.5  # MARK-carried
     tl.store(out_ptr, acc)
 
