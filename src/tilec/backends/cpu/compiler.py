@@ -1,0 +1,50 @@
+"""CpuCompiler: tile IR module → LLVM IR → optimized for the target CPU → object file."""
+
+from __future__ import annotations
+
+from ...errors import LoweringError
+from ...ir.ops import FuncOp, ModuleOp
+from ...ir.printer import print_ir
+from ...ir.verify import verify
+from ..artifacts import CompiledKernel, KernelMetadata, Stage
+from ..llvm import machine
+from ..target import CompileOptions, Target
+from .program import build_module
+
+
+class CpuCompiler:
+    """Compiles for the host (or any triple LLVM knows: objects for other OSes/CPUs emit too)."""
+
+    def stages(self) -> tuple[Stage, ...]:
+        return (Stage.TIR, Stage.LLIR, Stage.ASM, Stage.OBJ)
+
+    def compile(
+        self, module: ModuleOp, target: Target, options: CompileOptions, emit_asm: bool = True
+    ) -> CompiledKernel:
+        funcs = module.functions
+        if len(funcs) != 1:
+            raise LoweringError(f"a kernel module must hold exactly one function, not {len(funcs)}")
+        func: FuncOp = funcs[0]
+        verify(module)
+        host = machine.host_cpu()
+        triple = target.triple or host.triple
+        tm = machine.target_machine(triple, target.arch or "generic", target.features)
+        llmod, symbol, asserts = build_module(func, triple, str(tm.target_data))
+        ref = machine.parse_and_verify(llmod, tm, triple)
+        machine.optimize(ref, tm, 3)
+        asm: dict[str, str | bytes] = {
+            Stage.TIR.value: print_ir(module),
+            Stage.LLIR.value: str(ref),
+        }
+        if emit_asm:
+            asm[Stage.ASM.value] = machine.emit_assembly(ref, tm)
+        asm[Stage.OBJ.value] = machine.emit_object(ref, tm)
+        meta = KernelMetadata(
+            name=func.sym_name,
+            symbol=symbol,
+            target=target,
+            options=options,
+            params=func.specs,
+            asserts=tuple(asserts),
+        )
+        return CompiledKernel(meta, asm)

@@ -1,0 +1,177 @@
+"""Tile IR → LLVM IR for the CPU: the lowering context and the walk over a kernel's ops.
+
+Each op is lowered by the rule registered for its class (a missing rule is a LoweringError
+naming the op and its location). Tile results stay lazy element expressions (tiles.py) until a
+materialization point writes them to an aligned stack buffer: several consumers of an expensive
+value, a store or atomic that could change what a pending load reads, or a region boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Union
+
+from llvmlite import ir
+
+from ...errors import LoweringError, TilecError
+from ...ir.core import Block, Op, Value
+from ...ir.ops import FuncOp
+from ...ir.types import Element, TileType, Type, element_of, shape_of
+from ..artifacts import AssertInfo
+from .liveness import Liveness
+from .nest import emit_nest
+from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
+
+Lowered = Union[ir.Value, Tile]
+Rule = Callable[["Lowering", Op], None]
+
+# a lazy value used by several consumers is recomputed in each unless it costs at least this
+# much per element (a load or a transcendental function always does)
+RECOMPUTE_LIMIT = 6
+
+
+class Lowering:
+    """Lowers one FuncOp's body into ``fn``: ``fn(args, px, py, pz, gx, gy, gz, status)``."""
+
+    def __init__(self, func: FuncOp, fn: ir.Function, rules: dict[type, Rule]):
+        self.func = func
+        self.fn = fn
+        self.rules = rules
+        self.env: dict[Value, Lowered] = {}
+        self.live = Liveness(func)
+        self.asserts: list[AssertInfo] = []
+        entry = fn.append_basic_block("allocas")
+        start = fn.append_basic_block("start")
+        self.alloca_b = ir.IRBuilder(entry)
+        self._alloca_br = self.alloca_b.branch(start)
+        self.b = ir.IRBuilder(start)
+        args, px, py, pz, gx, gy, gz, status = fn.args
+        self.args_ptr, self.pid, self.grid, self.status = args, (px, py, pz), (gx, gy, gz), status
+
+    # -- values -----------------------------------------------------------------------------
+    def get(self, v: Value) -> Lowered:
+        try:
+            return self.env[v]
+        except KeyError:
+            raise LoweringError(f"value {v!r} used before it was lowered") from None
+
+    def scalar(self, v: Value) -> ir.Value:
+        x = self.get(v)
+        if isinstance(x, Tile):
+            raise LoweringError(f"expected a scalar, got a tile for {v!r}")
+        return x
+
+    def tile(self, v: Value, shape: tuple[int, ...] | None = None) -> Tile:
+        """``v`` as a Tile (scalars splat to ``shape``)."""
+        x = self.get(v)
+        if isinstance(x, Tile):
+            return x
+        assert shape is not None, "a scalar needs a shape to become a tile"
+        return SplatTile(shape, element_of(v.type), x)
+
+    def tile_of(self, x: Lowered, t: Type) -> Tile:
+        if isinstance(x, Tile):
+            return x
+        return SplatTile(shape_of(t), element_of(t), x)
+
+    def define(self, v: Value, x: Lowered) -> None:
+        if isinstance(x, Tile) and not isinstance(x, BufferTile):
+            shared = self.live.n_users(v) >= 2
+            if shared and (x.has_load or x.cost() >= RECOMPUTE_LIMIT):
+                x = self.materialize(x)
+        self.env[v] = x
+
+    # -- buffers ----------------------------------------------------------------------------
+    def buffer(self, elem: Element, shape: tuple[int, ...]) -> BufferTile:
+        n = 1
+        for d in shape:
+            n *= d
+        self.alloca_b.position_before(self._alloca_br)
+        addr = self.alloca_b.alloca(ir.ArrayType(storage(elem), n))
+        addr.align = 64
+        return BufferTile(tuple(shape), elem, addr)
+
+    def slot(self, t: ir.Type) -> ir.Value:
+        """A stack slot for one scalar (promoted to a register by mem2reg)."""
+        self.alloca_b.position_before(self._alloca_br)
+        return self.alloca_b.alloca(t)
+
+    def materialize(self, tile: Tile) -> BufferTile:
+        if isinstance(tile, BufferTile):
+            return tile
+        buf = self.buffer(tile.elem, tile.shape)
+        self.write(tile, buf)
+        return buf
+
+    def write(self, tile: Tile, buf: BufferTile) -> None:
+        """Evaluate ``tile`` into ``buf`` (same shape) in one loop nest."""
+        from .rules.memory import find_split  # the split heuristics live with loads
+
+        def body(s: Scope, idx: tuple[ir.Value, ...]) -> None:
+            s.b.store(s.get(tile, idx), buf.element_ptr(s, idx))
+
+        emit_nest(self.b, tile.shape, body, find_split([tile]))
+
+    # -- hazards ----------------------------------------------------------------------------
+    def flush_loads(self, pos: int, only: Callable[[Value], bool] | None = None) -> None:
+        """Materialize pending lazy loads that are live across position ``pos``."""
+        for v, x in list(self.env.items()):
+            if isinstance(x, Tile) and not isinstance(x, BufferTile) and x.has_load:
+                if self.live.live_across(v, pos) and (only is None or only(v)):
+                    self.env[v] = self.materialize(x)
+
+    def enter_region_op(self, op: Op) -> None:
+        """Before a region op: values it uses from outside are computed once, here."""
+        pos = self.live.order[op]
+        for v, x in list(self.env.items()):
+            if not isinstance(x, Tile) or isinstance(x, BufferTile):
+                continue
+            inside = self.live.used_inside(v, op)
+            if (inside and (x.has_load or x.cost() >= RECOMPUTE_LIMIT)) or (
+                x.has_load and self.live.live_across(v, pos)
+            ):
+                self.env[v] = self.materialize(x)
+
+    # -- walking ----------------------------------------------------------------------------
+    def lower_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.lower_op(op)
+
+    def lower_op(self, op: Op) -> None:
+        rule = self.rules.get(type(op))
+        if rule is None:
+            raise LoweringError(
+                f"the CPU backend has no lowering for '{op.name}' ({type(op).__name__})", op.loc
+            )
+        try:
+            rule(self, op)
+        except TilecError:
+            raise
+        except (ValueError, TypeError, AttributeError, AssertionError, KeyError) as exc:
+            raise LoweringError(f"lowering '{op.name}' failed: {exc}", op.loc) from exc
+
+    def run(self) -> None:
+        for op in self.func.body.ops:
+            self.lower_op(op)
+            if self.b.block.is_terminated:
+                break
+        if not self.b.block.is_terminated:
+            self.b.ret_void()
+
+
+def map_tile(
+    op: Op,
+    operands: list[Tile],
+    fn: Callable[[ir.IRBuilder, list[ir.Value]], ir.Value],
+    **kw: object,
+) -> MapTile:
+    t = op.results[0].type
+    assert isinstance(t, TileType)
+    return MapTile(t.shape, t.element, operands, fn, **kw)  # type: ignore[arg-type]
+
+
+def result_shape(op: Op) -> tuple[int, ...]:
+    return shape_of(op.results[0].type)
+
+
+__all__ = ["Lowered", "Lowering", "Rule", "ViewTile", "map_tile", "result_shape"]

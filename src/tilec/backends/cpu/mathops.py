@@ -1,0 +1,217 @@
+"""Math functions (``MathOp``) on one element: SIMD-friendly IR where it matters, libm otherwise.
+
+fp32 exp/exp2/log/log2/tanh/sin/cos use the polynomial code in llvm/mathlib.py so loops over them
+vectorize; sqrt, floor, fma... are LLVM intrinsics with vector forms; the long tail (asin, lgamma,
+pow, ...) calls the C math library, resolved when the object is loaded. fp16/bf16 compute in fp32.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ...errors import UnsupportedFeature
+from ...ir.types import Kind, ScalarType
+from ..llvm import mathlib
+from ..llvm import types as T
+from ..llvm.intrinsics import call_same, call_unary, declare, overloaded
+from .scalar import from_compute, to_compute
+
+# functions whose C name is <name> (double) / <name>f (float)
+_LIBM_UNARY = {
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
+    "cbrt", "expm1", "log1p", "log10", "lgamma", "tgamma", "logb", "exp", "exp2", "log", "log2",
+    "sin", "cos", "tanh",
+}  # fmt: skip
+_LIBM_BINARY = {
+    "pow": "pow",
+    "atan2": "atan2",
+    "fmod": "fmod",
+    "hypot": "hypot",
+    "nextafter": "nextafter",
+    "fdim": "fdim",
+    "remainder": "remainder",
+    "fast_powf": "pow",
+}
+_BESSEL = {"j0", "j1", "y0", "y1"}  # double only in every C library
+_INTRINSIC_UNARY = {
+    "sqrt": "sqrt",
+    "sqrt_rn": "sqrt",
+    "floor": "floor",
+    "ceil": "ceil",
+    "trunc": "trunc",
+    "round": "round",
+    "rint": "rint",
+    "nearbyint": "nearbyint",
+    "abs": "fabs",
+}
+_ALIASES = {
+    "fast_expf": "exp",
+    "fast_logf": "log",
+    "fast_log2f": "log2",
+    "fast_sinf": "sin",
+    "fast_cosf": "cos",
+    "fast_tanf": "tan",
+    "fast_log10f": "log10",
+    "fast_exp10f": "exp10",
+}
+
+
+def libm(b: ir.IRBuilder, name: str, *xs: ir.Value) -> ir.Value:
+    t = xs[0].type
+    cname = name + ("f" if t == T.f32 else "")
+    return b.call(declare(b.module, cname, t, [t] * len(xs)), list(xs))
+
+
+def emit_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) -> ir.Value:
+    if elem.is_floating():
+        if fn in ("isnan", "isinf", "isfinite", "signbit"):
+            return _predicate(b, fn, to_compute(b, args[0], elem))
+        xs = [to_compute(b, a, elem) if i == 0 or fn != "ldexp" else a for i, a in enumerate(args)]
+        if fn == "ilogb":
+            return b.call(
+                declare(
+                    b.module, "ilogb" + ("f" if xs[0].type == T.f32 else ""), T.i32, [xs[0].type]
+                ),
+                [xs[0]],
+            )
+        return from_compute(b, _float_math(b, _ALIASES.get(fn, fn), xs), elem)
+    return _int_math(b, fn, elem, args)
+
+
+def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
+    x = xs[0]
+    t = x.type
+    one = ir.Constant(t, 1.0)
+    if fn in _INTRINSIC_UNARY:
+        return call_unary(b, _INTRINSIC_UNARY[fn], x)
+    if t == T.f32 and fn in mathlib.POLYNOMIAL_F32:
+        return mathlib.POLYNOMIAL_F32[fn](b, x)
+    simple: dict[str, Callable[[], ir.Value]] = {
+        "neg": lambda: b.fneg(x),
+        "rsqrt": lambda: b.fdiv(one, call_unary(b, "sqrt", x)),
+        "rcp_rn": lambda: b.fdiv(one, x),
+        "fma": lambda: call_same(b, "fma", *xs),
+        "fmin": lambda: call_same(b, "minnum", *xs),
+        "fmax": lambda: call_same(b, "maxnum", *xs),
+        "copysign": lambda: call_same(b, "copysign", *xs),
+        "div_rn": lambda: b.fdiv(*xs),
+        "fdiv_ieee": lambda: b.fdiv(*xs),
+        "fast_dividef": lambda: b.fdiv(*xs),
+        "saturatef": lambda: _saturate(b, x),
+        "exp10": lambda: _float_math(b, "exp2", [b.fmul(x, ir.Constant(t, math.log2(10.0)))]),
+        "rcbrt": lambda: b.fdiv(one, libm(b, "cbrt", x)),
+        "sinpi": lambda: _float_math(b, "sin", [b.fmul(x, ir.Constant(t, math.pi))]),
+        "cospi": lambda: _float_math(b, "cos", [b.fmul(x, ir.Constant(t, math.pi))]),
+        "erfinv": lambda: mathlib.erfinv(b, x),
+        "erfcinv": lambda: mathlib.erfinv(b, b.fsub(one, x)),
+        "normcdf": lambda: b.fmul(
+            ir.Constant(t, 0.5), libm(b, "erfc", b.fmul(x, ir.Constant(t, -1.0 / math.sqrt(2.0))))
+        ),
+        "normcdfinv": lambda: b.fmul(
+            ir.Constant(t, -math.sqrt(2.0)),
+            mathlib.erfinv(b, b.fsub(one, b.fmul(x, ir.Constant(t, 2.0)))),
+        ),
+        "erfcx": lambda: b.fmul(_float_math(b, "exp", [b.fmul(x, x)]), libm(b, "erfc", x)),
+        "ldexp": lambda: _ldexp(b, x, xs[1]),
+    }
+    if fn in simple:
+        return simple[fn]()
+    if fn in _LIBM_UNARY:
+        return libm(b, fn, x)
+    if fn in _LIBM_BINARY:
+        return libm(b, _LIBM_BINARY[fn], *xs)
+    if fn in _BESSEL:
+        wide = b.fpext(x, T.f64) if t == T.f32 else x
+        r = b.call(declare(b.module, fn, T.f64, [T.f64]), [wide])
+        return b.fptrunc(r, t) if t == T.f32 else r
+    raise UnsupportedFeature(f"math function {fn!r} on floating-point values (CPU backend)")
+
+
+def _saturate(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    t = x.type
+    lo = b.select(b.fcmp_ordered(">", x, ir.Constant(t, 0.0)), x, ir.Constant(t, 0.0))  # NaN → 0
+    return b.select(b.fcmp_ordered("<", lo, ir.Constant(t, 1.0)), lo, ir.Constant(t, 1.0))
+
+
+def _ldexp(b: ir.IRBuilder, x: ir.Value, n: ir.Value) -> ir.Value:
+    n32 = b.sext(n, T.i32) if n.type.width < 32 else b.trunc(n, T.i32) if n.type.width > 32 else n
+    fn = overloaded(b.module, "llvm.ldexp", x.type, [x.type, T.i32], [x.type, T.i32])
+    return b.call(fn, [x, n32])
+
+
+def _predicate(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
+    t = x.type
+    if fn == "isnan":
+        return b.fcmp_unordered("uno", x, x)
+    ax = call_unary(b, "fabs", x)
+    inf = ir.Constant(t, math.inf)
+    if fn == "isinf":
+        return b.fcmp_ordered("==", ax, inf)
+    if fn == "isfinite":
+        return b.fcmp_ordered("<", ax, inf)
+    width = ir.IntType(64 if t == T.f64 else 32)
+    return b.icmp_signed("<", b.bitcast(x, width), ir.Constant(width, 0))
+
+
+def _int_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) -> ir.Value:
+    x = args[0]
+    t = x.type
+    signed = elem.kind is Kind.SINT
+    if fn == "neg":
+        return b.sub(ir.Constant(t, 0), x)
+    if fn == "not":
+        return b.xor(x, ir.Constant(t, -1))
+    if fn == "abs":
+        if not signed:
+            return x
+        return b.select(b.icmp_signed("<", x, ir.Constant(t, 0)), b.sub(ir.Constant(t, 0), x), x)
+    if fn in ("umulhi", "mulhi"):
+        wide = ir.IntType(t.width * 2)
+        ext = b.zext if fn == "umulhi" or not signed else b.sext
+        prod = b.mul(ext(x, wide), ext(args[1], wide))
+        return b.trunc(b.lshr(prod, ir.Constant(wide, t.width)), t)
+    if fn == "popc":
+        return call_unary(b, "ctpop", x)
+    if fn == "brev":
+        return call_unary(b, "bitreverse", x)
+    if fn in ("clz", "ffs"):
+        name = "llvm.ctlz" if fn == "clz" else "llvm.cttz"
+        f = overloaded(b.module, name, t, [t, T.i1], [t])
+        r = b.call(f, [x, ir.Constant(T.i1, 0)])
+        if fn == "clz":
+            return r
+        # ffs: 1-based position of the lowest set bit, 0 when none
+        is_zero = b.icmp_unsigned("==", x, ir.Constant(t, 0))
+        return b.select(is_zero, ir.Constant(t, 0), b.add(r, ir.Constant(t, 1)))
+    raise UnsupportedFeature(f"math function {fn!r} on integers (CPU backend)")
+
+
+TRANSCENDENTAL_WEIGHT = 10
+CHEAP = {
+    "abs",
+    "neg",
+    "not",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "nearbyint",
+    "round",
+    "fma",
+    "fmin",
+    "fmax",
+    "copysign",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "saturatef",
+}
+
+
+def weight(fn: str) -> int:
+    """Per-element cost estimate used to decide whether to recompute or materialize."""
+    return 1 if fn in CHEAP else TRANSCENDENTAL_WEIGHT

@@ -1,0 +1,164 @@
+"""Loop nests over a tile's shape, with the innermost loop split at a range mask.
+
+A mask such as ``offs < n`` (offs contiguous along the innermost index, n constant along it) is
+true on a prefix of each row. The nest runs that prefix with the mask known true (plain loads and
+stores the loop vectorizer turns into SIMD) and the rest with it known false (or skips it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from ...ir.types import Kind, ScalarType
+from ..llvm import types as T
+from .tiles import Index, MapTile, Scope, Tile
+
+Body = Callable[[Scope, Index], None]
+
+
+@contextlib.contextmanager
+def counted_loop(
+    b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, name: str = "i"
+) -> Iterator[ir.Value]:
+    """``for i in range(lo, hi)`` over i64; the body is emitted inside the ``with``."""
+    fn = b.function
+    pre = b.block
+    header = fn.append_basic_block(f"{name}.head")
+    body = fn.append_basic_block(f"{name}.body")
+    exit_ = fn.append_basic_block(f"{name}.exit")
+    b.branch(header)
+    b.position_at_end(header)
+    i = b.phi(T.i64, name=name)
+    i.add_incoming(lo, pre)
+    b.cbranch(b.icmp_signed("<", i, hi), body, exit_)
+    b.position_at_end(body)
+    yield i
+    nxt = b.add(i, ir.Constant(T.i64, 1))
+    nxt.flags.extend(["nuw", "nsw"])
+    i.add_incoming(nxt, b.block)
+    b.branch(header)
+    b.position_at_end(exit_)
+
+
+@dataclass(frozen=True)
+class RangeForm:
+    """mask[..., i] == all(uniform) and (lhs[..., i] < rhs) (``<=`` when ``inclusive``)."""
+
+    lhs: Tile | None  # stride-1 index expression (None: the mask is uniform along the row)
+    rhs: Tile | None
+    inclusive: bool
+    uniform: tuple[Tile, ...]
+
+
+def _signed_int(t: object) -> bool:
+    return isinstance(t, ScalarType) and t.kind is Kind.SINT
+
+
+def range_form(mask: Tile) -> RangeForm | None:
+    if mask.stride() == 0:
+        return RangeForm(None, None, False, (mask,))
+    if not isinstance(mask, MapTile) or not mask.tag:
+        return None
+    if mask.tag[0] == "and":
+        for a, b in (mask.operands, mask.operands[::-1]):
+            inner = range_form(a)
+            if inner is not None and b.stride() == 0:
+                return RangeForm(inner.lhs, inner.rhs, inner.inclusive, (*inner.uniform, b))
+        return None
+    if mask.tag[0] != "cmp" or not _signed_int(mask.operands[0].elem):
+        return None
+    kind, (x, y) = mask.tag[1], mask.operands
+    if kind in ("lt", "le") and x.stride() == 1 and y.stride() == 0:
+        return RangeForm(x, y, kind == "le", ())
+    if kind in ("gt", "ge") and y.stride() == 1 and x.stride() == 0:
+        return RangeForm(y, x, kind == "ge", ())
+    return None
+
+
+def row_limit(s: Scope, form: RangeForm, outer: Index, n: int) -> ir.Value:
+    """How many leading elements of the row at ``outer`` have the mask true (i64 in [0, n])."""
+    b = s.b
+    at = (*outer, s.zero)
+    if form.lhs is None or form.rhs is None:
+        lim: ir.Value = s.const(n)
+    else:
+        lhs, rhs = s.get(form.lhs, at), s.get(form.rhs, at)
+        lhs = b.sext(lhs, T.i64) if lhs.type.width < 64 else lhs
+        rhs = b.sext(rhs, T.i64) if rhs.type.width < 64 else rhs
+        lim = b.sub(rhs, lhs)
+        if form.inclusive:
+            lim = b.add(lim, s.const(1))
+        lim = b.select(b.icmp_signed("<", lim, s.zero), s.zero, lim)
+        lim = b.select(b.icmp_signed(">", lim, s.const(n)), s.const(n), lim)
+    for u in form.uniform:
+        lim = b.select(s.get(u, at), lim, s.zero)
+    return lim
+
+
+RowHook = Callable[[Scope, Index], None]
+
+
+def emit_nest(
+    b: ir.IRBuilder,
+    shape: Sequence[int],
+    body: Body,
+    split: Tile | None = None,
+    skip_masked_off: bool = False,
+    row_begin: RowHook | None = None,
+    row_end: RowHook | None = None,
+) -> None:
+    """Emit loops over ``shape`` calling ``body(scope, idx)`` for every element.
+
+    ``row_begin`` / ``row_end`` run before and after each innermost row (reductions use them)."""
+    form = range_form(split) if split is not None else None
+    outer, n = tuple(shape[:-1]), shape[-1]
+
+    def rows(depth: int, idx: Index) -> None:
+        if depth < len(outer):
+            with counted_loop(
+                b, ir.Constant(T.i64, 0), ir.Constant(T.i64, outer[depth]), f"d{depth}"
+            ) as i:
+                rows(depth + 1, (*idx, i))
+            return
+        row = Scope(b)
+        if row_begin is not None:
+            row_begin(row, idx)
+        if form is None or split is None:
+            with counted_loop(b, row.zero, row.const(n), "e") as i:
+                body(Scope(b, parent=row), (*idx, i))
+        else:
+            _split_row(b, row, form, split, idx, n, body, skip_masked_off)
+        if row_end is not None:
+            row_end(row, idx)
+
+    rows(0, ())
+
+
+def each_index(b: ir.IRBuilder, shape: Sequence[int], body: Body) -> None:
+    """Like emit_nest, and for an empty shape (a scalar) calls ``body`` once with ``()``."""
+    if shape:
+        emit_nest(b, shape, body)
+    else:
+        body(Scope(b), ())
+
+
+def _split_row(
+    b: ir.IRBuilder,
+    row: Scope,
+    form: RangeForm,
+    split: Tile,
+    idx: Index,
+    n: int,
+    body: Body,
+    skip_masked_off: bool,
+) -> None:
+    lim = row_limit(row, form, idx, n)
+    with counted_loop(b, row.zero, lim, "on") as i:
+        body(Scope(b, {id(split): True}, parent=row), (*idx, i))
+    if not skip_masked_off:
+        with counted_loop(b, lim, row.const(n), "off") as i:
+            body(Scope(b, {id(split): False}, parent=row), (*idx, i))

@@ -1,0 +1,80 @@
+"""The LLVM module of one kernel: the program function and the ABI entry that loops over ids.
+
+``entry(const uint64_t *args, i32 gx, i32 gy, i32 gz, i64 begin, i64 end, i64 *status)`` runs the
+programs with linear ids begin..end-1 (id = x + gx*(y + gy*z)) and stops early once a
+device_assert has failed (status[0] != 0). Each argument slot holds one runtime parameter in its
+low bytes (little-endian), so the program loads it with its own type.
+"""
+
+from __future__ import annotations
+
+import re
+
+from llvmlite import ir
+
+from ...ir.argspec import ArgSpec
+from ...ir.ops import FuncOp
+from ...ir.types import ScalarType
+from ..artifacts import AssertInfo
+from ..llvm import types as T
+from .lower import Lowering
+from .nest import counted_loop
+from .rules import RULES
+from .tiles import storage
+
+PROGRAM_ARGS = [T.ptr, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.ptr]
+ENTRY_ARGS = [T.ptr, T.i32, T.i32, T.i32, T.i64, T.i64, T.ptr]
+
+
+def entry_symbol(kernel_name: str) -> str:
+    return "tilec_" + re.sub(r"[^A-Za-z0-9_]", "_", kernel_name)
+
+
+def _load_param(b: ir.IRBuilder, args: ir.Value, i: int, spec: ArgSpec) -> ir.Value:
+    slot = b.gep(args, [ir.Constant(T.i64, i)], source_etype=T.i64)
+    t = spec.type
+    if isinstance(t, ScalarType) and t.is_bool():
+        return b.icmp_unsigned("!=", b.load(slot, typ=T.i8), ir.Constant(T.i8, 0))
+    return b.load(slot, typ=storage(t))  # type: ignore[arg-type]
+
+
+def build_module(
+    func: FuncOp, triple: str, data_layout: str = ""
+) -> tuple[ir.Module, str, list[AssertInfo]]:
+    """Lower ``func`` into a new module; returns (module, entry symbol, assert sites)."""
+    module = ir.Module(name=func.sym_name)
+    module.triple = triple
+    if data_layout:
+        module.data_layout = data_layout
+    program = ir.Function(module, ir.FunctionType(T.void, PROGRAM_ARGS), "tilec.program")
+    program.linkage = "internal"
+    lw = Lowering(func, program, RULES)
+    for i, (spec, arg) in enumerate(zip(func.specs, func.args)):
+        lw.env[arg] = _load_param(lw.b, lw.args_ptr, i, spec)
+    lw.run()
+    symbol = entry_symbol(func.sym_name)
+    _build_entry(module, program, symbol)
+    return module, symbol, lw.asserts
+
+
+def _build_entry(module: ir.Module, program: ir.Function, symbol: str) -> None:
+    entry = ir.Function(module, ir.FunctionType(T.void, ENTRY_ARGS), symbol)
+    args, gx, gy, gz, begin, end, status = entry.args
+    b = ir.IRBuilder(entry.append_basic_block("start"))
+    gx64, gy64 = b.zext(gx, T.i64), b.zext(gy, T.i64)
+    stop = entry.append_basic_block("stop")
+    with counted_loop(b, begin, end, "pid") as pid:
+        x = b.urem(pid, gx64)
+        rest = b.udiv(pid, gx64)
+        y, z = b.urem(rest, gy64), b.udiv(rest, gy64)
+        ids = [b.trunc(v, T.i32) for v in (x, y, z)]
+        b.call(program, [args, *ids, gx, gy, gz, status])
+        failed = b.icmp_unsigned(
+            "!=", b.load_atomic(status, "monotonic", 8, typ=T.i64), ir.Constant(T.i64, 0)
+        )
+        go_on = entry.append_basic_block("next")
+        b.cbranch(failed, stop, go_on)
+        b.position_at_end(go_on)
+    b.branch(stop)
+    b.position_at_end(stop)
+    b.ret_void()

@@ -1,0 +1,196 @@
+"""Rules for structured control flow: if, for, while, return.
+
+Values carried through a region live in stack slots (scalars, promoted to registers by mem2reg)
+or stack buffers (tiles). Lazy values that a region uses from outside are computed before it
+(``Lowering.enter_region_op``), so a loop never re-reads memory its own stores changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from llvmlite import ir
+
+from ....errors import LoweringError
+from ....ir import ops as O
+from ....ir.core import Block, Value
+from ....ir.types import Kind, ScalarType, TileType, Type
+from ..lower import Lowered, Lowering
+from ..tiles import BufferTile, Tile, storage
+
+
+class Carried:
+    """Slots for values that flow around a region: one per type."""
+
+    def __init__(self, lw: Lowering, types: Sequence[Type]):
+        self.lw = lw
+        self.types = list(types)
+        self.slots: list[ir.Value | BufferTile] = []
+        for t in self.types:
+            if isinstance(t, TileType):
+                self.slots.append(lw.buffer(t.element, t.shape))
+            else:
+                self.slots.append(lw.slot(storage(t)))  # type: ignore[arg-type]
+
+    def store(self, values: Sequence[Lowered]) -> None:
+        lw = self.lw
+        bufs = {id(s.addr) for s in self.slots if isinstance(s, BufferTile)}
+        staged: list[tuple[BufferTile, Tile]] = []
+        for slot, v, t in zip(self.slots, values, self.types):
+            if isinstance(slot, BufferTile):
+                tile = lw.tile_of(v, t)
+                if tile is slot:
+                    continue
+                if _reads_any(tile, bufs):  # e.g. swapped carries: stage through a copy
+                    tile = lw.materialize(
+                        _copy_view(tile) if isinstance(tile, BufferTile) else tile
+                    )
+                staged.append((slot, tile))
+            else:
+                assert not isinstance(v, Tile)
+                lw.b.store(v, slot)
+        for slot, tile in staged:
+            lw.write(tile, slot)
+
+    def values(self) -> list[Lowered]:
+        out: list[Lowered] = []
+        for slot, t in zip(self.slots, self.types):
+            if isinstance(slot, BufferTile):
+                out.append(slot)
+            else:
+                out.append(self.lw.b.load(slot, typ=storage(t)))  # type: ignore[arg-type]
+        return out
+
+
+def _copy_view(buf: BufferTile) -> Tile:
+    from ..tiles import MapTile
+
+    return MapTile(buf.shape, buf.elem, [buf], lambda b, v: v[0])
+
+
+def _reads_any(tile: Tile, addrs: set[int]) -> bool:
+    stack = [tile]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, BufferTile) and id(t.addr) in addrs:
+            return True
+        stack.extend(t.children())
+    return False
+
+
+def lower_region(lw: Lowering, block: Block) -> list[Value] | None:
+    """Lower a region's ops; the terminator's operands, or None when the block returned."""
+    for op in block.ops[:-1] if block.terminator is not None else block.ops:
+        lw.lower_op(op)
+        if lw.b.block.is_terminated:
+            return None
+    term = block.terminator
+    if isinstance(term, O.ReturnOp):
+        lw.lower_op(term)
+        return None
+    return list(term.operands) if term is not None else []
+
+
+def _bind(lw: Lowering, args: Sequence[Value], values: Sequence[Lowered]) -> None:
+    for a, v in zip(args, values):
+        lw.env[a] = v
+
+
+def _if(lw: Lowering, op: O.IfOp) -> None:
+    lw.enter_region_op(op)
+    cond = lw.scalar(op.operands[0])
+    out = Carried(lw, [r.type for r in op.results])
+    fn = lw.b.function
+    then_bb, else_bb, merge = (fn.append_basic_block(n) for n in ("if.then", "if.else", "if.end"))
+    lw.b.cbranch(cond, then_bb, else_bb)
+    for bb, block in ((then_bb, op.then_block), (else_bb, op.else_block)):
+        lw.b.position_at_end(bb)
+        yields = lower_region(lw, block)
+        if yields is not None:
+            out.store([lw.get(v) for v in yields])
+            lw.b.branch(merge)
+    lw.b.position_at_end(merge)
+    _bind(lw, op.results, out.values())
+
+
+def _is_unsigned(t: Type) -> bool:
+    return isinstance(t, ScalarType) and t.kind is Kind.UINT
+
+
+def _for(lw: Lowering, op: O.ForOp) -> None:
+    lw.enter_region_op(op)
+    lb, ub, step = (lw.scalar(v) for v in op.operands[:3])
+    iv_t = op.operands[0].type
+    carried = Carried(lw, [r.type for r in op.results])
+    carried.store([lw.get(v) for v in op.init_args])
+    iv_slot = lw.slot(lb.type)
+    lw.b.store(lb, iv_slot)
+    fn = lw.b.function
+    head, body, done = (fn.append_basic_block(n) for n in ("for.head", "for.body", "for.end"))
+    lw.b.branch(head)
+    lw.b.position_at_end(head)
+    iv = lw.b.load(iv_slot, typ=lb.type)
+    unsigned = _is_unsigned(iv_t)
+    up = lw.b.icmp_unsigned("<", iv, ub) if unsigned else lw.b.icmp_signed("<", iv, ub)
+    if unsigned:
+        cond = up
+    else:
+        down = lw.b.icmp_signed(">", iv, ub)
+        positive = lw.b.icmp_signed(">", step, ir.Constant(step.type, 0))
+        cond = lw.b.select(positive, up, down)
+    lw.b.cbranch(cond, body, done)
+    lw.b.position_at_end(body)
+    lw.env[op.induction_var] = iv
+    _bind(lw, op.body.args[1:], carried.values())
+    yields = lower_region(lw, op.body)
+    if yields is not None:
+        carried.store([lw.get(v) for v in yields])
+        lw.b.store(lw.b.add(iv, step), iv_slot)
+        lw.b.branch(head)
+    lw.b.position_at_end(done)
+    _bind(lw, op.results, carried.values())
+
+
+def _while(lw: Lowering, op: O.WhileOp) -> None:
+    lw.enter_region_op(op)
+    carried = Carried(lw, [v.type for v in op.operands])
+    carried.store([lw.get(v) for v in op.operands])
+    forwarded = Carried(lw, [r.type for r in op.results])
+    fn = lw.b.function
+    head, body, done = (fn.append_basic_block(n) for n in ("while.head", "while.body", "while.end"))
+    lw.b.branch(head)
+    lw.b.position_at_end(head)
+    _bind(lw, op.before.args, carried.values())
+    for inner in op.before.ops[:-1]:
+        lw.lower_op(inner)
+    term = op.before.terminator
+    if not isinstance(term, O.ConditionOp):
+        raise LoweringError("while: the before region must end in a condition", op.loc)
+    forwarded.store([lw.get(v) for v in term.operands[1:]])
+    lw.b.cbranch(lw.scalar(term.operands[0]), body, done)
+    lw.b.position_at_end(body)
+    _bind(lw, op.after.args, forwarded.values())
+    yields = lower_region(lw, op.after)
+    if yields is not None:
+        carried.store([lw.get(v) for v in yields])
+        lw.b.branch(head)
+    lw.b.position_at_end(done)
+    _bind(lw, op.results, forwarded.values())
+
+
+def _return(lw: Lowering, op: O.ReturnOp) -> None:
+    lw.b.ret_void()
+
+
+def _terminator_outside_region(lw: Lowering, op: O.Op) -> None:
+    raise LoweringError(f"'{op.name}' outside the region it terminates", op.loc)
+
+
+RULES: dict[type, Callable[..., None]] = {
+    O.IfOp: _if,
+    O.ForOp: _for,
+    O.WhileOp: _while,
+    O.ReturnOp: _return,
+    O.YieldOp: _terminator_outside_region,
+    O.ConditionOp: _terminator_outside_region,
+}

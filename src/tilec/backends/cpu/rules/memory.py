@@ -1,0 +1,336 @@
+"""Rules for pointers, loads, stores and atomics.
+
+Loads are lazy tiles fused into their consumers' loops. A pointer tile that is contiguous along
+the innermost index is addressed as ``row_base + i`` so LLVM sees consecutive accesses; a range
+mask splits the loop (nest.py) so the in-bounds part has no per-lane branch. Masked-off lanes never
+touch memory. Stores and atomics run where they stand, after pending loads are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from llvmlite import ir
+
+from ....errors import UnsupportedFeature
+from ....ir import ops as O
+from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, shape_of
+from ...llvm import types as T
+from ..lower import Lowering, result_shape
+from ..nest import emit_nest, range_form
+from ..scalar import constant, from_compute, to_compute
+from ..tiles import BufferTile, Index, MapTile, Scope, Tile, storage
+from .elementwise import elementwise
+
+
+def _pointee(ptr_elem: Element) -> Element:
+    assert isinstance(ptr_elem, PointerType)
+    return ptr_elem.element
+
+
+def _align(elem: Element) -> int:
+    return 8 if isinstance(elem, PointerType) else max(elem.bits // 8, 1)
+
+
+def _extend_offset(b: ir.IRBuilder, off: ir.Value, t: Element) -> ir.Value:
+    if off.type.width == 64:
+        return off
+    if isinstance(t, ScalarType) and t.kind is Kind.SINT:
+        return b.sext(off, T.i64)
+    return b.zext(off, T.i64)
+
+
+def _addptr(lw: Lowering, op: O.AddPtrOp) -> None:
+    pointee = storage(_pointee(element_of(op.operands[0].type)))
+    off_t = element_of(op.operands[1].type)
+
+    def fn(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
+        return b.gep(v[0], [_extend_offset(b, v[1], off_t)], source_etype=pointee)
+
+    def strides(s: Sequence[int | None]) -> int | None:
+        return None if None in s else s[0] + s[1]  # type: ignore[operator]
+
+    elementwise(lw, op, fn, strides)
+
+
+def address(s: Scope, ptr: Tile, idx: Index) -> ir.Value:
+    """The element pointer at ``idx``; contiguous pointers become ``row_base + c*i``."""
+    st = ptr.stride()
+    if st and idx:
+        base = s.get(ptr, (*idx[:-1], s.zero))
+        step = idx[-1] if st == 1 else s.b.mul(idx[-1], s.const(st))
+        return s.b.gep(base, [step], source_etype=storage(_pointee(ptr.elem)))
+    return s.get(ptr, idx)
+
+
+def guarded(
+    b: ir.IRBuilder,
+    cond: ir.Value,
+    then: Callable[[], ir.Value | None],
+    otherwise: ir.Value | None = None,
+) -> ir.Value | None:
+    """Run ``then`` only where ``cond`` holds; with ``otherwise``, return a phi of both values."""
+    if isinstance(cond, ir.Constant):
+        if cond.constant:
+            return then()
+        return otherwise
+    pre = b.block
+    on = b.function.append_basic_block("m.on")
+    done = b.function.append_basic_block("m.done")
+    b.cbranch(cond, on, done)
+    b.position_at_end(on)
+    v = then()
+    on_end = b.block
+    b.branch(done)
+    b.position_at_end(done)
+    if otherwise is None or v is None:
+        return None
+    phi = b.phi(v.type)
+    phi.add_incoming(v, on_end)
+    phi.add_incoming(otherwise, pre)
+    return phi
+
+
+class LoadTile(Tile):
+    """``load(ptr, mask, other)`` one element at a time."""
+
+    has_load = True
+
+    def __init__(self, ptr: Tile, mask: Tile | None, other: Tile | None):
+        self.shape, self.ptr, self.mask, self.other = ptr.shape, ptr, mask, other
+        self.elem = _pointee(ptr.elem)
+
+    def cost(self) -> int:
+        return 4 + self.ptr.cost()
+
+    def children(self) -> Sequence[Tile]:
+        return [t for t in (self.ptr, self.mask, self.other) if t is not None]
+
+    def emit(self, s: Scope, idx: Index) -> ir.Value:
+        ty = storage(self.elem)
+        other = s.get(self.other, idx) if self.other is not None else constant(self.elem, 0)
+        if self.mask is None:
+            return s.b.load(address(s, self.ptr, idx), typ=ty, align=_align(self.elem))
+        m = s.get(self.mask, idx)
+        if isinstance(m, ir.Constant) and not m.constant:
+            return other
+        addr = address(s, self.ptr, idx)
+        v = guarded(s.b, m, lambda: s.b.load(addr, typ=ty, align=_align(self.elem)), other)
+        assert v is not None
+        return v
+
+
+def find_split(roots: Sequence[Tile], first: Tile | None = None) -> Tile | None:
+    """A mask worth splitting a nest at: ``first`` or a load mask in the fused expression."""
+    if first is not None and range_form(first) is not None:
+        return first
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if isinstance(t, LoadTile) and t.mask is not None and range_form(t.mask) is not None:
+            return t.mask
+        if isinstance(t, (MapTile, LoadTile)):
+            stack.extend(t.children())
+    return None
+
+
+def _load(lw: Lowering, op: O.LoadOp) -> None:
+    ptr = lw.get(op.ptr)
+    if not isinstance(ptr, Tile):
+        _scalar_load(lw, op, ptr)
+        return
+    shape = result_shape(op)
+    mask = lw.tile(op.mask, shape) if op.mask is not None else None
+    other = lw.tile(op.other, shape) if op.other is not None else None
+    lw.define(op.result, LoadTile(ptr, mask, other))
+
+
+def _scalar_load(lw: Lowering, op: O.LoadOp, ptr: ir.Value) -> None:
+    elem = element_of(op.result.type)
+    b = lw.b
+    ty = storage(elem)
+    if op.mask is None:
+        lw.define(op.result, b.load(ptr, typ=ty, align=_align(elem)))
+        return
+    other = lw.scalar(op.other) if op.other is not None else constant(elem, 0)
+    v = guarded(b, lw.scalar(op.mask), lambda: b.load(ptr, typ=ty, align=_align(elem)), other)
+    lw.define(op.result, v)
+
+
+def _store(lw: Lowering, op: O.StoreOp) -> None:
+    lw.flush_loads(lw.live.order[op])
+    ptr = lw.get(op.ptr)
+    elem = element_of(op.value.type)
+    if not isinstance(ptr, Tile):
+        val = lw.scalar(op.value)
+        cond = lw.scalar(op.mask) if op.mask is not None else ir.Constant(T.i1, 1)
+        guarded(lw.b, cond, lambda: lw.b.store(val, ptr, align=_align(elem)))
+        return
+    shape = shape_of(op.ptr.type)
+    value = lw.tile(op.value, shape)
+    mask = lw.tile(op.mask, shape) if op.mask is not None else None
+
+    def body(s: Scope, idx: Index) -> None:
+        m = s.get(mask, idx) if mask is not None else ir.Constant(T.i1, 1)
+        if isinstance(m, ir.Constant) and not m.constant:
+            return
+        v = s.get(value, idx)
+        addr = address(s, ptr, idx)
+        guarded(s.b, m, lambda: s.b.store(v, addr, align=_align(elem)))
+
+    emit_nest(lw.b, shape, body, find_split([value], mask), skip_masked_off=True)
+
+
+# -- atomics ----------------------------------------------------------------------------------
+
+_ORDER = {"acq_rel": "acq_rel", "acquire": "acquire", "release": "release", "relaxed": "monotonic"}
+_FAIL_ORDER = {
+    "acq_rel": "acquire",
+    "acquire": "acquire",
+    "release": "monotonic",
+    "relaxed": "monotonic",
+}
+
+
+def _rmw_name(kind: O.AtomicKind, elem: ScalarType) -> str:
+    if elem.is_floating():
+        names = {
+            O.AtomicKind.ADD: "fadd",
+            O.AtomicKind.MAX: "fmax",
+            O.AtomicKind.MIN: "fmin",
+            O.AtomicKind.XCHG: "xchg",
+        }
+    else:
+        signed = elem.kind is Kind.SINT
+        names = {
+            O.AtomicKind.ADD: "add",
+            O.AtomicKind.AND: "and",
+            O.AtomicKind.OR: "or",
+            O.AtomicKind.XOR: "xor",
+            O.AtomicKind.XCHG: "xchg",
+            O.AtomicKind.MAX: "max" if signed else "umax",
+            O.AtomicKind.MIN: "min" if signed else "umin",
+        }
+    if kind not in names:
+        raise UnsupportedFeature(f"atomic {kind.value} on {elem}")
+    return names[kind]
+
+
+def _atomic_one(
+    b: ir.IRBuilder, kind: O.AtomicKind, elem: ScalarType, addr: ir.Value, val: ir.Value, order: str
+) -> ir.Value:
+    if elem.name == "bf16" or (elem.is_bool()):
+        return _cas_loop(b, kind, elem, addr, val, order)
+    return b.atomic_rmw(_rmw_name(kind, elem), addr, val, order)
+
+
+def _cas_loop(
+    b: ir.IRBuilder, kind: O.AtomicKind, elem: ScalarType, addr: ir.Value, val: ir.Value, order: str
+) -> ir.Value:
+    """Read-modify-write through compare-exchange, for types atomicrmw lacks (bf16, i1)."""
+    from ..scalar import binary
+
+    ty = storage(elem)
+    old0 = b.load(addr, typ=ty, align=_align(elem))
+    pre = b.block
+    loop = b.function.append_basic_block("cas.loop")
+    done = b.function.append_basic_block("cas.done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    old = b.phi(ty)
+    old.add_incoming(old0, pre)
+    if kind is O.AtomicKind.XCHG:
+        new = val
+    else:
+        bk = {
+            O.AtomicKind.ADD: O.BinaryKind.ADD,
+            O.AtomicKind.MAX: O.BinaryKind.MAX,
+            O.AtomicKind.MIN: O.BinaryKind.MIN,
+            O.AtomicKind.AND: O.BinaryKind.AND,
+            O.AtomicKind.OR: O.BinaryKind.OR,
+            O.AtomicKind.XOR: O.BinaryKind.XOR,
+        }[kind]
+        if elem.is_bool() and bk is O.BinaryKind.ADD:
+            bk = O.BinaryKind.OR
+        new = binary(b, bk, elem, old, val)
+    pair = b.cmpxchg(addr, old, new, order, _FAIL_ORDER.get(order, "monotonic"))
+    seen = b.extract_value(pair, 0)
+    old.add_incoming(seen, b.block)
+    b.cbranch(b.extract_value(pair, 1), done, loop)
+    b.position_at_end(done)
+    return seen
+
+
+def _atomic_rmw(lw: Lowering, op: O.AtomicRMWOp) -> None:
+    lw.flush_loads(lw.live.order[op])
+    elem = element_of(op.result.type)
+    assert isinstance(elem, ScalarType)
+    order = _ORDER[op.sem]
+    kind = op.kind
+    ptr = lw.get(op.operands[0])
+    if not isinstance(ptr, Tile):
+        val = lw.scalar(op.operands[1])
+        cond = lw.scalar(op.mask) if op.mask is not None else ir.Constant(T.i1, 1)
+        zero = constant(elem, 0)
+        r = guarded(lw.b, cond, lambda: _atomic_one(lw.b, kind, elem, ptr, val, order), zero)
+        lw.define(op.result, r)
+        return
+    shape = shape_of(op.result.type)
+    value = lw.tile(op.operands[1], shape)
+    mask = lw.tile(op.mask, shape) if op.mask is not None else None
+    out = lw.buffer(elem, shape)
+
+    def body(s: Scope, idx: Index) -> None:
+        m = s.get(mask, idx) if mask is not None else ir.Constant(T.i1, 1)
+        v = s.get(value, idx)
+        addr = address(s, ptr, idx)
+        r = guarded(s.b, m, lambda: _atomic_one(s.b, kind, elem, addr, v, order), constant(elem, 0))
+        s.b.store(r, out.element_ptr(s, idx))
+
+    emit_nest(lw.b, shape, body)
+    lw.define(op.result, out)
+
+
+def _atomic_cas(lw: Lowering, op: O.AtomicCASOp) -> None:
+    lw.flush_loads(lw.live.order[op])
+    elem = element_of(op.result.type)
+    order = _ORDER[op.sem]
+    fail = _FAIL_ORDER[op.sem]
+
+    def one(b: ir.IRBuilder, addr: ir.Value, cmp: ir.Value, val: ir.Value) -> ir.Value:
+        ty = storage(elem)
+        if isinstance(ty, ir.IntType) or isinstance(ty, ir.PointerType):
+            return b.extract_value(b.cmpxchg(addr, cmp, val, order, fail), 0)
+        it = ir.IntType(_align(elem) * 8)
+        pair = b.cmpxchg(addr, b.bitcast(cmp, it), b.bitcast(val, it), order, fail)
+        return b.bitcast(b.extract_value(pair, 0), ty)
+
+    ptr = lw.get(op.operands[0])
+    if not isinstance(ptr, Tile):
+        lw.define(op.result, one(lw.b, ptr, lw.scalar(op.operands[1]), lw.scalar(op.operands[2])))
+        return
+    shape = shape_of(op.result.type)
+    cmp, val = lw.tile(op.operands[1], shape), lw.tile(op.operands[2], shape)
+    out = lw.buffer(elem, shape)
+
+    def body(s: Scope, idx: Index) -> None:
+        r = one(s.b, address(s, ptr, idx), s.get(cmp, idx), s.get(val, idx))
+        s.b.store(r, out.element_ptr(s, idx))
+
+    emit_nest(lw.b, shape, body)
+    lw.define(op.result, out)
+
+
+RULES: dict[type, Callable[..., None]] = {
+    O.AddPtrOp: _addptr,
+    O.LoadOp: _load,
+    O.StoreOp: _store,
+    O.AtomicRMWOp: _atomic_rmw,
+    O.AtomicCASOp: _atomic_cas,
+}
+
+__all__ = ["RULES", "BufferTile", "LoadTile", "address", "find_split", "from_compute", "to_compute"]

@@ -1,0 +1,203 @@
+"""Rules for reductions and scans.
+
+A single-operand reduction along the innermost axis whose combine region is one commutative op
+(sum, max, min, ...) accumulates in a register with reassociation allowed, so LLVM vectorizes it
+(a tree of SIMD partial results). Any other reduction or scan (argmax's two operands, user
+combine functions, non-innermost axes) runs the combine region element by element: the axis in an
+outer loop, the remaining dimensions in a contiguous inner nest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from llvmlite import ir
+
+from ....ir import ops as O
+from ....ir.core import Value
+from ....ir.types import Kind, ScalarType, element_of, shape_of
+from ...llvm import types as T
+from ..lower import Lowered, Lowering
+from ..nest import counted_loop, each_index, emit_nest
+from ..scalar import binary, constant, from_compute, to_compute
+from ..tiles import BufferTile, Index, Scope, Tile
+from .memory import find_split
+
+_COMMUTATIVE = {
+    O.BinaryKind.ADD,
+    O.BinaryKind.MUL,
+    O.BinaryKind.MIN,
+    O.BinaryKind.MAX,
+    O.BinaryKind.AND,
+    O.BinaryKind.OR,
+    O.BinaryKind.XOR,
+}
+
+
+def simple_combine(op: O.ReduceOp | O.ScanOp) -> O.BinaryOp | None:
+    """The combine region's single commutative BinaryOp, when that is all it does."""
+    block = op.combine
+    if len(op.operands) != 1 or len(block.ops) != 2:
+        return None
+    bin_op, term = block.ops
+    if not isinstance(bin_op, O.BinaryOp) or bin_op.kind not in _COMMUTATIVE:
+        return None
+    if set(bin_op.operands) != set(block.args) or list(term.operands) != [bin_op.result]:
+        return None
+    return bin_op
+
+
+def identity(kind: O.BinaryKind, elem: ScalarType) -> float | int:
+    if kind in (O.BinaryKind.ADD, O.BinaryKind.OR, O.BinaryKind.XOR):
+        return 0
+    if kind is O.BinaryKind.MUL:
+        return 1
+    if kind is O.BinaryKind.AND:
+        return -1
+    big = kind is O.BinaryKind.MIN
+    if elem.is_floating():
+        return math.inf if big else -math.inf
+    if elem.kind is Kind.SINT:
+        return (1 << (elem.bits - 1)) - 1 if big else -(1 << (elem.bits - 1))
+    return (1 << elem.bits) - 1 if big else 0
+
+
+def _fast_binary(
+    b: ir.IRBuilder, bin_op: O.BinaryOp, elem: ScalarType, x: ir.Value, y: ir.Value
+) -> ir.Value:
+    if (
+        elem.is_floating()
+        and bin_op.kind in (O.BinaryKind.ADD, O.BinaryKind.MUL)
+        and elem.name in ("fp32", "fp64")
+    ):
+        r = b.fadd(x, y) if bin_op.kind is O.BinaryKind.ADD else b.fmul(x, y)
+        r.flags.append("reassoc")  # lets the vectorizer keep SIMD partial sums
+        return r
+    return binary(b, bin_op.kind, elem, x, y, bin_op.propagate_nan)
+
+
+def apply_combine(
+    lw: Lowering, op: O.ReduceOp | O.ScanOp, accs: Sequence[ir.Value], news: Sequence[ir.Value]
+) -> list[ir.Value]:
+    """Run the combine region on scalars at the current position."""
+    block = op.combine
+    for arg, v in zip(block.args, [*accs, *news]):
+        lw.env[arg] = v
+    for inner in block.ops[:-1]:
+        lw.lower_op(inner)
+    return [lw.scalar(v) for v in block.ops[-1].operands]
+
+
+def _insert(idx: Index, axis: int, k: ir.Value) -> Index:
+    return (*idx[:axis], k, *idx[axis:])
+
+
+def _reduce(lw: Lowering, op: O.ReduceOp) -> None:
+    shape = shape_of(op.operands[0].type)
+    tiles = [lw.tile(v, shape) for v in op.operands]
+    bin_op = simple_combine(op)
+    if bin_op is not None and op.axis == len(shape) - 1:
+        _reduce_inner(lw, op, tiles[0], bin_op)
+    else:
+        _reduce_generic(lw, op, tiles)
+
+
+def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: O.BinaryOp) -> None:
+    elem = element_of(op.operands[0].type)
+    assert isinstance(elem, ScalarType)
+    acc_t = T.storage_type(elem)
+    acc = lw.slot(acc_t)
+    init = constant(elem, identity(bin_op.kind, elem))
+    out_shape = shape_of(op.result.type)
+    out = lw.buffer(elem, out_shape) if out_shape else None
+
+    def body(s: Scope, idx: Index) -> None:
+        cur = s.b.load(acc, typ=acc_t)
+        s.b.store(_fast_binary(s.b, bin_op, elem, cur, s.get(x, idx)), acc)
+
+    def begin(s: Scope, outer: Index) -> None:
+        s.b.store(init, acc)
+
+    def end(s: Scope, outer: Index) -> None:
+        if out is not None:
+            s.b.store(s.b.load(acc, typ=acc_t), out.element_ptr(s, outer))
+
+    emit_nest(lw.b, x.shape, body, find_split([x]), row_begin=begin, row_end=end)
+    lw.define(op.result, out if out is not None else lw.b.load(acc, typ=acc_t))
+
+
+def _reduce_generic(lw: Lowering, op: O.ReduceOp, tiles: list[Tile]) -> None:
+    axis = op.axis
+    n = tiles[0].shape[axis]
+    out_shape = shape_of(op.results[0].type)
+    accs = [lw.buffer(element_of(r.type), out_shape or (1,)) for r in op.results]
+
+    def at(s: Scope, idx: Index) -> Index:
+        return idx if out_shape else (s.zero,)
+
+    def first(s: Scope, idx: Index) -> None:
+        for a, t in zip(accs, tiles):
+            s.b.store(s.get(t, _insert(idx, axis, s.zero)), a.element_ptr(s, at(s, idx)))
+
+    each_index(lw.b, out_shape, first)
+    with counted_loop(lw.b, ir.Constant(T.i64, 1), ir.Constant(T.i64, n), "k") as k:
+
+        def step(s: Scope, idx: Index) -> None:
+            ptrs = [a.element_ptr(s, at(s, idx)) for a in accs]
+            cur = [s.b.load(p, typ=T.storage_type(a.elem)) for p, a in zip(ptrs, accs)]
+            new = [s.get(t, _insert(idx, axis, k)) for t in tiles]
+            for p, v in zip(ptrs, apply_combine(lw, op, cur, new)):
+                s.b.store(v, p)
+
+        each_index(lw.b, out_shape, step)
+    _define_results(lw, op.results, accs, bool(out_shape))
+
+
+def _define_results(
+    lw: Lowering, results: Sequence[Value], bufs: Sequence[BufferTile], tiles: bool
+) -> None:
+    for r, buf in zip(results, bufs):
+        value: Lowered = buf if tiles else lw.b.load(buf.addr, typ=T.storage_type(buf.elem))
+        lw.define(r, value)
+
+
+def _scan(lw: Lowering, op: O.ScanOp) -> None:
+    shape = shape_of(op.operands[0].type)
+    tiles = [lw.tile(v, shape) for v in op.operands]
+    axis, n = op.axis, shape[op.axis]
+    rest = shape[:axis] + shape[axis + 1 :]
+    outs = [lw.buffer(t.elem, shape) for t in tiles]
+
+    def pos(s: Scope, k: int | ir.Value) -> ir.Value:
+        kk = s.const(k) if isinstance(k, int) else k
+        return s.b.sub(s.const(n - 1), kk) if op.reverse else kk
+
+    def first(s: Scope, idx: Index) -> None:
+        full = _insert(idx, axis, pos(s, 0))
+        for o, t in zip(outs, tiles):
+            s.b.store(s.get(t, full), o.element_ptr(s, full))
+
+    each_index(lw.b, rest, first)
+    with counted_loop(lw.b, ir.Constant(T.i64, 1), ir.Constant(T.i64, n), "k") as k:
+
+        def step(s: Scope, idx: Index) -> None:
+            here = _insert(idx, axis, pos(s, k))
+            prev_k = s.b.sub(k, s.const(1))
+            prev = _insert(idx, axis, pos(s, prev_k))
+            cur = [s.b.load(o.element_ptr(s, prev), typ=T.storage_type(o.elem)) for o in outs]
+            new = [s.get(t, here) for t in tiles]
+            for o, v in zip(outs, apply_combine(lw, op, cur, new)):
+                s.b.store(v, o.element_ptr(s, here))
+
+        each_index(lw.b, rest, step)
+    for r, o in zip(op.results, outs):
+        lw.define(r, o)
+
+
+RULES: dict[type, Callable[..., None]] = {
+    O.ReduceOp: _reduce,
+    O.ScanOp: _scan,
+}
+
+__all__ = ["RULES", "from_compute", "to_compute"]
