@@ -297,12 +297,16 @@ def run_cpu_grid(
 
 
 def launch_cuda(
-    function: int, grid: Dims, block: Dims, shared: int, stream: int,
-    codes: bytes, args: tuple[Any, ...],
-) -> None:  # fmt: skip
+    function: int,
+    grid: Dims,
+    block: Dims,
+    shared: int,
+    stream: int,
+    codes: bytes,
+    args: tuple[Any, ...],
+) -> None:
     """Pack ``args`` per ``codes`` and call cuLaunchKernel; raise LaunchError naming the CUresult."""
-    impl = _choose()[0]
-    impl.launch_cuda(function, grid, block, shared, stream, codes, args)
+    cuda_launcher()(function, grid, block, shared, stream, codes, args)
 
 
 def pack_args(codes: bytes, args: tuple[Any, ...], address: int) -> None:
@@ -310,11 +314,21 @@ def pack_args(codes: bytes, args: tuple[Any, ...], address: int) -> None:
     _choose()[0].pack_args(codes, args, address)
 
 
-def load_cuda() -> Callable[..., None]:
-    """Load libcuda now (``TILEC_LIBCUDA_PATH`` or the default names) and return the launch
-    function itself, so a hot path can call it without this module's dispatch."""
-    impl = _choose()[0]
-    impl.load_cuda(config.get().libcuda_path)
+def cpu_grid_runner() -> Callable[[int, int, Dims, int, int], None]:
+    """The active implementation's ``run_cpu_grid`` itself, for a hot path to keep."""
+    return _choose()[0].run_cpu_grid  # type: ignore[no-any-return]
+
+
+_cuda_loaded: set[bool] = set()  # the implementations (native or not) that loaded libcuda
+
+
+def cuda_launcher() -> Callable[..., None]:
+    """The active implementation's ``launch_cuda`` itself, for a hot path to keep. Loads
+    libcuda first (``TILEC_LIBCUDA_PATH``, else the platform's default names)."""
+    impl, state = _choose()
+    if state.native not in _cuda_loaded:
+        impl.load_cuda(config.get().libcuda_path)
+        _cuda_loaded.add(state.native)
     return impl.launch_cuda  # type: ignore[no-any-return]
 
 
@@ -337,8 +351,9 @@ __all__ = [
     "LauncherStatus",
     "arg_code",
     "arg_codes",
+    "cpu_grid_runner",
+    "cuda_launcher",
     "launch_cuda",
-    "load_cuda",
     "pack_args",
     "round_float_bits",
     "run_cpu_grid",
