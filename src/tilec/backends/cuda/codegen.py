@@ -77,7 +77,7 @@ def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, st
             mod.verify()
         except RuntimeError as exc:
             raise LoweringError(f"LLVM rejected the generated IR: {exc}", ir=llir) from exc
-        if "@__nv_" in llir:
+        if re.search(r'@"?__nv_', llir):
             lib = llvm.parse_bitcode(_libdevice_bitcode())
             lib.triple = TRIPLE
             lib.data_layout = str(tm.target_data)

@@ -90,7 +90,9 @@ class Lowering:
                 raise UnsupportedFeature(
                     f"kernel needs {self.shared_bytes} bytes of shared memory for layout "
                     f"conversions (limit {MAX_STATIC_SHARED}); use smaller tiles", self.func.loc)
-            self._smem.value_type = ir.ArrayType(I8, max(self.shared_bytes, 16))
+            final = ir.ArrayType(I8, max(self.shared_bytes, 16))
+            self._smem.value_type = final
+            self._smem.initializer = ir.Constant(final, ir.Undefined)
 
     def block(self, block: Block) -> None:
         for op in block.ops:
@@ -195,6 +197,7 @@ class Lowering:
             self._smem.linkage = "internal"
             self._smem.align = 16
             self._smem.initializer = ir.Constant(ir.ArrayType(I8, 16), ir.Undefined)
+            self._smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
         self.shared_bytes = max(self.shared_bytes, (nbytes + 15) // 16 * 16)
         return self._smem
 

@@ -1,0 +1,162 @@
+"""The CUDA driver half of the backend: device discovery, context, module loading, launching.
+
+Everything goes through cuda-bindings (``cuda.bindings.driver``), imported on first use. The
+current context is used when there is one (torch's, CuPy's); otherwise the device's primary
+context is retained and made current, which is the one torch and CuPy use as well.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import LaunchError, PlatformError
+from ...ir.argspec import ArgSpec
+from ...ir.types import PointerType, ScalarType
+from ..artifacts import CompiledKernel
+from ..target import Target
+from . import ptx_version
+from .layout import WARP_SIZE
+
+
+def _cu() -> Any:
+    from cuda.bindings import driver as cu
+
+    return cu
+
+
+def check(result: Any, what: str) -> Any:
+    """Unpack a cuda-bindings ``(CUresult, *values)`` tuple, raising LaunchError on failure."""
+    err, *values = result if isinstance(result, tuple) else (result,)
+    cu = _cu()
+    if err != cu.CUresult.CUDA_SUCCESS:
+        name = cu.cuGetErrorName(err)[1]
+        text = name.decode() if isinstance(name, bytes) else str(err)
+        raise LaunchError(f"{what} failed: {text}", code=int(err))
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def arch_name(major: int, minor: int) -> str:
+    """The LLVM CPU name for a compute capability (Hopper and Blackwell get their ``a`` forms)."""
+    base = f"sm_{major}{minor}"
+    return base + "a" if major in (9, 10) and minor == 0 else base
+
+
+@dataclass
+class LoadedKernel:
+    """A kernel loaded into the current context; ``handle`` is the CUfunction as an int."""
+
+    module: Any
+    function: Any
+    handle: int
+    compiled: CompiledKernel
+    n_regs: int
+    n_spills: int
+    shared: int
+
+    @property
+    def num_warps(self) -> int:
+        return self.compiled.metadata.options.num_warps
+
+    def launch(self, grid: tuple[int, ...], args: tuple[Any, ...], stream: int = 0) -> None:
+        launch(self, grid, args, stream)
+
+
+class CudaDriver:
+    def is_available(self) -> bool:
+        try:
+            cu = _cu()
+            check(cu.cuInit(0), "cuInit")
+            return bool(check(cu.cuDeviceGetCount(), "cuDeviceGetCount"))
+        except Exception:  # no library, no driver, no device: simply unavailable
+            return False
+
+    def ensure_context(self) -> Any:
+        cu = _cu()
+        check(cu.cuInit(0), "cuInit")
+        ctx = check(cu.cuCtxGetCurrent(), "cuCtxGetCurrent")
+        if ctx is None or int(ctx) == 0:
+            dev = check(cu.cuDeviceGet(0), "cuDeviceGet")
+            ctx = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+            check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+        return ctx
+
+    def current_target(self) -> Target:
+        cu = _cu()
+        if not self.is_available():
+            raise PlatformError("no CUDA device is available (run `tilec doctor`)")
+        self.ensure_context()
+        dev = check(cu.cuCtxGetDevice(), "cuCtxGetDevice")
+        attr = cu.CUdevice_attribute
+        major = check(cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute")
+        minor = check(cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute")
+        version = check(cu.cuDriverGetVersion(), "cuDriverGetVersion")
+        arch = arch_name(major, minor)
+        return Target("cuda", arch, ptx_version=ptx_version.choose(arch, version))
+
+    def load(self, compiled: CompiledKernel) -> LoadedKernel:
+        cu = _cu()
+        self.ensure_context()
+        image = compiled.asm.get("cubin")
+        if image is None:
+            ptx = compiled.asm["ptx"]
+            image = (ptx if isinstance(ptx, str) else ptx.decode()).encode() + b"\0"
+        module = check(cu.cuModuleLoadData(bytes(image)), "cuModuleLoadData")
+        fn = check(cu.cuModuleGetFunction(module, compiled.metadata.symbol.encode()), "cuModuleGetFunction")
+        fa = cu.CUfunction_attribute
+        regs = check(cu.cuFuncGetAttribute(fa.CU_FUNC_ATTRIBUTE_NUM_REGS, fn), "cuFuncGetAttribute")
+        shared = check(cu.cuFuncGetAttribute(fa.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn), "cuFuncGetAttribute")
+        return LoadedKernel(module, fn, int(fn), compiled, int(regs), compiled.metadata.n_spills, int(shared))
+
+
+_CTYPES = {
+    "i1": ctypes.c_int8, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64, "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64, "fp32": ctypes.c_float, "fp64": ctypes.c_double,
+}  # fmt: skip
+
+
+def device_pointer(x: Any) -> int:
+    """The device address of a tensor-like argument (int, data_ptr(), CUDA array interface)."""
+    if isinstance(x, int):
+        return x
+    if hasattr(x, "data_ptr"):
+        return int(x.data_ptr())
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None:
+        return int(cai["data"][0])
+    raise LaunchError(f"cannot pass {type(x).__name__} as a device pointer")
+
+
+def pack_argument(spec: ArgSpec, x: Any) -> ctypes._SimpleCData:
+    if isinstance(spec.type, PointerType):
+        return ctypes.c_uint64(device_pointer(x))
+    assert isinstance(spec.type, ScalarType)
+    name = spec.type.name
+    if name in ("fp16", "bf16"):
+        import struct
+
+        import numpy as np
+
+        bits = np.array([x], dtype=np.float16).view(np.uint16)[0] if name == "fp16" else (
+            struct.unpack("<I", struct.pack("<f", float(x)))[0] >> 16)
+        return ctypes.c_uint16(int(bits))
+    return _CTYPES[name](x)
+
+
+def launch(kernel: LoadedKernel, grid: tuple[int, ...], args: tuple[Any, ...], stream: int = 0) -> None:
+    """Launch with ``args`` for the kernel's runtime parameters (test/bench helper; the runtime
+    launches through tilec.runtime.launcher)."""
+    cu = _cu()
+    params = kernel.compiled.metadata.params
+    if len(args) != len(params):
+        raise LaunchError(f"{kernel.compiled.name} takes {len(params)} arguments, got {len(args)}")
+    values = [pack_argument(s, a) for s, a in zip(params, args)]
+    ptrs = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
+    gx, gy, gz = (tuple(grid) + (1, 1))[:3]
+    threads = kernel.num_warps * WARP_SIZE
+    check(cu.cuLaunchKernel(kernel.function, gx, gy, gz, threads, 1, 1, 0, stream,
+                            ctypes.addressof(ptrs), 0), "cuLaunchKernel")
