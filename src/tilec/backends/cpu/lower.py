@@ -18,6 +18,7 @@ from ...ir.core import Block, Op, Value
 from ...ir.ops import FuncOp
 from ...ir.types import Element, TileType, Type, element_of, shape_of
 from ..artifacts import AssertInfo
+from ..llvm import types as T
 from .liveness import Liveness
 from .nest import emit_nest
 from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
@@ -89,12 +90,15 @@ class Lowering:
         self.alloca_b.position_before(self._alloca_br)
         addr = self.alloca_b.alloca(ir.ArrayType(storage(elem), n))
         addr.align = 64
+        addr.type = T.ptr  # llvmlite gives allocas a typed pointer; LLVM has only opaque ones
         return BufferTile(tuple(shape), elem, addr)
 
     def slot(self, t: ir.Type) -> ir.Value:
         """A stack slot for one scalar (promoted to a register by mem2reg)."""
         self.alloca_b.position_before(self._alloca_br)
-        return self.alloca_b.alloca(t)
+        addr = self.alloca_b.alloca(t)
+        addr.type = T.ptr
+        return addr
 
     def materialize(self, tile: Tile) -> BufferTile:
         if isinstance(tile, BufferTile):
