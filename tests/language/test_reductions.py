@@ -1,0 +1,124 @@
+"""sum/max/min/argmax/argmin/xor_sum/reduce with keep_dims, and scans, against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tilec.language as tl
+from support.run import jit, poisoned, random
+
+
+@jit
+def reduce_rows(
+    x_ptr,
+    sum_ptr,
+    max_ptr,
+    min_ptr,
+    amax_ptr,
+    amin_ptr,
+    all_ptr,
+    prod_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    rows = tl.arange(0, M)
+    tl.store(sum_ptr + rows, tl.sum(x, axis=1))
+    tl.store(max_ptr + rows, x.max(1))
+    tl.store(min_ptr + tl.arange(0, N), tl.min(x, axis=0))
+    tl.store(amax_ptr + rows, tl.argmax(x, 1))
+    tl.store(amin_ptr + tl.arange(0, N), tl.argmin(x, axis=0))
+    tl.store(all_ptr, tl.sum(x))
+    kept = tl.reduce(x, 1, _mul, keep_dims=True)
+    tl.static_assert(kept.shape == (M, 1))
+    tl.store(prod_ptr + rows[:, None], kept)
+
+
+class _Jit:
+    __tilec_jit__ = True
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+@_Jit
+def _mul(a, b):
+    return a * b
+
+
+def test_row_and_column_reductions():
+    m, n = 8, 16
+    x = random((m, n), np.float32, -2, 2)
+    outs = [
+        poisoned(m, np.float32),
+        poisoned(m, np.float32),
+        poisoned(n, np.float32),
+        poisoned(m, np.int32),
+        poisoned(n, np.int32),
+        poisoned(1, np.float32),
+        poisoned(m, np.float32),
+    ]
+    reduce_rows[(1,)](x, *outs, M=m, N=n)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(outs[0], x64.sum(1), rtol=1e-5)
+    np.testing.assert_array_equal(outs[1], x.max(1))
+    np.testing.assert_array_equal(outs[2], x.min(0))
+    np.testing.assert_array_equal(outs[3], x.argmax(1))
+    np.testing.assert_array_equal(outs[4], x.argmin(0))
+    np.testing.assert_allclose(outs[5][0], x64.sum(), rtol=1e-5)
+    np.testing.assert_allclose(outs[6], x64.prod(1), rtol=1e-4)
+
+
+@jit
+def int_reductions(x_ptr, sum_ptr, xor_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    s = tl.sum(x)
+    tl.static_assert(s.dtype == tl.int32)  # int8 sums accumulate in int32
+    tl.store(sum_ptr, s)
+    tl.store(xor_ptr, tl.xor_sum(x.to(tl.int32)))
+
+
+def test_int8_sum_widens_and_xor_sum():
+    x = random(128, np.int8, -100, 100)
+    s, xs = poisoned(1, np.int32), poisoned(1, np.int32)
+    int_reductions[(1,)](x, s, xs, N=128)
+    assert s[0] == x.astype(np.int64).sum()
+    assert xs[0] == np.bitwise_xor.reduce(x.astype(np.int32))
+
+
+@jit
+def scans(x_ptr, cs_ptr, rcs_ptr, cp_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(cs_ptr + offs, tl.cumsum(x, 0))
+    tl.store(rcs_ptr + offs, tl.cumsum(x, axis=0, reverse=True))
+    tl.store(cp_ptr + offs, x.cumprod(0))
+
+
+def test_scans():
+    x = random(32, np.float32, 0.5, 1.5)
+    cs, rcs, cp = (poisoned(32, np.float32) for _ in range(3))
+    scans[(1,)](x, cs, rcs, cp, N=32)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(cs, np.cumsum(x64), rtol=1e-5)
+    np.testing.assert_allclose(rcs, np.cumsum(x64[::-1])[::-1], rtol=1e-5)
+    np.testing.assert_allclose(cp, np.cumprod(x64), rtol=1e-5)
+
+
+@jit
+def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, N: tl.constexpr, K: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(asc_ptr + offs, tl.sort(x))
+    tl.store(desc_ptr + offs, tl.sort(x, descending=True))
+    tl.store(top_ptr + tl.arange(0, K), tl.topk(x, K))
+
+
+def test_sort_and_topk():
+    x = random(64, np.float32)
+    a, d, t = poisoned(64, np.float32), poisoned(64, np.float32), poisoned(8, np.float32)
+    sort_kernel[(1,)](x, a, d, t, N=64, K=8)
+    np.testing.assert_array_equal(a, np.sort(x))
+    np.testing.assert_array_equal(d, np.sort(x)[::-1])
+    np.testing.assert_array_equal(t, np.sort(x)[::-1][:8])
