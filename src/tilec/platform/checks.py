@@ -12,17 +12,17 @@ from collections.abc import Callable, Iterable
 from . import remedies
 from .facts import Facts
 from .finding import Category, Finding, Status
-from .matrix import Level, SupportPolicy, cuda_version_text, load_policy, version_tuple
-from .select import CudaPlan, install_line, plan_cuda
-from .toolchain import WSL_LIB
+from .finding import make as _f
+from .gpu_checks import (
+    check_cuda_major,
+    check_loader,
+    check_nvidia,
+    check_other_gpus,
+    check_toolchain,
+)
+from .matrix import Level, SupportPolicy, load_policy, version_tuple
 
 Check = Callable[[Facts, SupportPolicy], Iterable[Finding]]
-
-
-def _f(
-    check: str, cat: Category, status: Status, summary: str, *details: str, **kw: object
-) -> Finding:
-    return Finding(check, cat, status, summary, tuple(d for d in details if d), **kw)  # type: ignore[arg-type]
 
 
 def platform_key(facts: Facts) -> tuple[str, str]:
@@ -272,195 +272,6 @@ def check_cpu(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         f"triple {cpu.triple}",
         f"LLVM targets: {', '.join(llvm.targets)}",
     )
-
-
-def _gpu_line(facts: Facts) -> str:
-    gpus = facts.nvidia.gpus
-    return "; ".join(
-        f"GPU {i}: {g.name}"
-        + (
-            f" (CC {g.compute_capability}, {g.memory_mib // 1024} GiB)"
-            if g.compute_capability
-            else ""
-        )
-        for i, g in enumerate(gpus)
-    )
-
-
-def _driver_line(facts: Facts) -> str:
-    nv = facts.nvidia
-    cuda = cuda_version_text(nv.cuda_version)
-    parts = [
-        f"driver {nv.driver_version} (from {nv.driver_source})" if nv.driver_version else "",
-        f"CUDA {cuda} (cuDriverGetVersion)" if cuda else "",
-        f"CUDA_VISIBLE_DEVICES={nv.cuda_visible_devices}"
-        if nv.cuda_visible_devices is not None
-        else "",
-    ]
-    return ", ".join(p for p in parts if p)
-
-
-def check_nvidia(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
-    plan = plan_cuda(facts, policy)
-    if isinstance(plan, Finding):
-        yield Finding(
-            plan.check,
-            plan.category,
-            plan.status,
-            plan.summary,
-            (*plan.details, _driver_line(facts), _gpu_line(facts)),
-            plan.remediation,
-            plan.scenario,
-        )
-        return
-    gpu = plan.gpu
-    route = (
-        f"{plan.cubin_route} ({plan.tool.name} {plan.tool.version})"
-        if plan.tool
-        else plan.cubin_route
-    )
-    yield _f(
-        "nvidia.gpu",
-        Category.NVIDIA,
-        Status.OK,
-        f"{gpu.name}: compute capability {gpu.compute_capability} ({plan.arch.name}), {_driver_line(facts)}",
-        _gpu_line(facts),
-        f"target {plan.arch.arch}, PTX ISA {plan.ptx_version / 10:.1f}, cubin via {route}",
-        f"support level: {plan.arch.level.value}",
-    )
-    if plan.notice is not None:
-        yield plan.notice
-
-
-def check_toolchain(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
-    tools = facts.toolchain
-    lines = tuple(
-        f"{t.name}: {t.version or '?'} at {t.path} (via {t.found_via})"
-        if t.found
-        else f"{t.name}: {t.error or 'not found'}"
-        for t in (tools.nvjitlink, tools.ptxas, tools.libdevice, tools.libcuda)
-    )
-    found = [
-        f"{t.name} {t.version}".strip()
-        for t in (tools.nvjitlink, tools.ptxas, tools.libdevice)
-        if t.found
-    ]
-    summary = "CUDA toolchain: " + (", ".join(found) if found else "none found")
-    if not facts.nvidia.gpus:
-        yield _f(
-            "nvidia.toolchain_found",
-            Category.NVIDIA,
-            Status.SKIP,
-            summary + " (unused without a GPU)",
-            *lines,
-        )
-        return
-    usable = isinstance(plan_cuda(facts, policy), CudaPlan)
-    if usable and not tools.libdevice.found:
-        yield _f(
-            "nvidia.libdevice",
-            Category.NVIDIA,
-            Status.WARN,
-            summary + "; libdevice missing",
-            *lines,
-            remediation=remedies.libdevice(install_line(facts, policy)),
-        )
-    else:
-        yield _f("nvidia.toolchain_found", Category.NVIDIA, Status.OK, summary, *lines)
-
-
-def check_cuda_major(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
-    """CUDA 13 pieces on a CUDA 12 driver (scenario 4): their cubins need the newer driver."""
-    cuda = cuda_version_text(facts.nvidia.cuda_version)
-    if (
-        not facts.nvidia.gpus
-        or not cuda
-        or version_tuple(cuda) < version_tuple(policy.cuda_min_driver)
-    ):
-        return  # no driver to compare with, or one so old that check_nvidia already failed it
-    driver_major = facts.nvidia.cuda_version // 1000
-    tools = facts.toolchain
-    newer = [
-        t
-        for t in (tools.nvjitlink, tools.ptxas)
-        if t.found and version_tuple(t.version)[:1] > (driver_major,)
-    ]
-    if not newer:
-        return
-    names = ", ".join(f"{t.name} {t.version}" for t in newer)
-    floor = policy.floor(version_tuple(newer[0].version)[0])
-    need = (
-        f"a driver ≥ {floor.windows if facts.os.system == 'windows' or facts.os.wsl == 2 else floor.linux}"
-        if floor
-        else "a newer driver"
-    )
-    yield _f(
-        "nvidia.cuda_major",
-        Category.NVIDIA,
-        Status.WARN,
-        f"{names}: newer than the driver's CUDA {cuda}; their cubins need {need}",
-        remediation=remedies.match_driver_major(install_line(facts, policy)),
-        scenario=4,
-    )
-
-
-def check_loader(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
-    tools = facts.toolchain
-    if (
-        tools.libcuda.found
-        and tools.libcuda.found_via == WSL_LIB
-        and not facts.os.wsl_lib_on_loader_path
-    ):
-        yield _f(
-            "nvidia.wsl_loader",
-            Category.NVIDIA,
-            Status.WARN,
-            f"{WSL_LIB} is not on the loader path (tilec found libcuda there; other tools will not)",
-            remediation=remedies.libcuda(facts),
-            scenario=7,
-        )
-    if tools.shadowing:
-        yield _f(
-            "nvidia.shadowing",
-            Category.NVIDIA,
-            Status.WARN,
-            f"system CUDA libraries on LD_LIBRARY_PATH shadow pip's nvJitLink: {', '.join(tools.shadowing)}",
-            remediation=remedies.shadowing(tools.shadowing),
-            scenario=20,
-        )
-
-
-def check_other_gpus(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
-    for vendor in ("amd", "intel", "apple"):
-        gpus = [g for g in facts.other_gpus if g.vendor == vendor]
-        if not gpus:
-            continue
-        support = policy.vendor(vendor)
-        names = ", ".join(g.name + (f" ({g.arch})" if g.arch else "") for g in gpus)
-        planned = support.planned if support else "kernels run on the CPU backend."
-        extra = []
-        if vendor == "amd":
-            extra = [f"ROCm: {facts.rocm or 'not found'}"]
-            if facts.hsa_override_gfx_version:
-                extra.append(
-                    f"HSA_OVERRIDE_GFX_VERSION={facts.hsa_override_gfx_version} (unused by tilec)"
-                )
-        # Apple GPUs are the documented CPU-only configuration of every Mac: not a problem to flag.
-        status = Status.OK if vendor == "apple" else Status.WARN
-        remedy = remedies.other_vendor(planned) if status is Status.WARN else None
-        summary = f"{names}: no tilec backend for {vendor.upper() if vendor == 'amd' else vendor.title()} GPUs"
-        if status is Status.OK:
-            summary += f" ({planned.rstrip('.')})"
-        scenario = {"amd": 18, "apple": 16}.get(vendor, 0)
-        yield _f(
-            f"gpu.{vendor}",
-            Category.OTHER_GPU,
-            status,
-            summary,
-            *extra,
-            remediation=remedy,
-            scenario=scenario,
-        )
 
 
 CHECKS: tuple[Check, ...] = (

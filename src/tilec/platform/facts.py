@@ -185,7 +185,7 @@ def _decode(hint: Any, value: Any, where: str) -> Any:
             raise FactsFormatError(f"{where}: expected a list")
         item = typing.get_args(hint)[0]
         return tuple(_decode(item, v, f"{where}[{i}]") for i, v in enumerate(value))
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return from_json(hint, value, where)
     expected = {int: (int,), str: (str,), bool: (bool,), float: (int, float)}[hint]
     if not isinstance(value, expected) or (hint is int and isinstance(value, bool)):

@@ -72,3 +72,10 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.summary}\n{self.remedy}" if self.remedy else self.summary
+
+
+def make(
+    check: str, category: Category, status: Status, summary: str, *details: str, **kw: object
+) -> Finding:
+    """A Finding with the empty detail lines dropped (checks build details conditionally)."""
+    return Finding(check, category, status, summary, tuple(d for d in details if d), **kw)  # type: ignore[arg-type]

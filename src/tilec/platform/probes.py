@@ -7,6 +7,7 @@ machine's facts for the process (nothing runs at import time).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -22,6 +23,7 @@ from .facts import (
     OSFacts,
     PythonFacts,
     TilecFacts,
+    Tool,
     Toolchain,
 )
 from .system import DriverQuery, System
@@ -345,9 +347,8 @@ def gather(system: System) -> Facts:
     os_ = _guard(errors, "os", lambda: os_facts(system), OSFacts())
     cpu, llvm = _guard(errors, "cpu", lambda: cpu_and_llvm(system), (CPUFacts(), LLVMFacts()))
     nvjitlink = _guard(errors, "nvjitlink", lambda: find_nvjitlink(system), Toolchain().nvjitlink)
-    libcuda, query = _guard(
-        errors, "libcuda", lambda: probe_libcuda(system), (Toolchain().libcuda, None)
-    )
+    no_driver: tuple[Tool, DriverQuery | None] = (Toolchain().libcuda, None)
+    libcuda, query = _guard(errors, "libcuda", lambda: probe_libcuda(system), no_driver)
     tools = Toolchain(
         ptxas=_guard(errors, "ptxas", lambda: find_ptxas(system), Toolchain().ptxas),
         nvjitlink=nvjitlink,
@@ -358,16 +359,17 @@ def gather(system: System) -> Facts:
         shadowing=_guard(errors, "shadowing", lambda: shadowing_dirs(system, nvjitlink), ()),
     )
     nvidia = _guard(errors, "nvidia", lambda: nvidia_facts(system, query), NvidiaFacts())
+    no_gpus: tuple[GPU, ...] = ()
     if not nvidia.gpus:
-        pci = _guard(errors, "pci", lambda: pci_nvidia_without_driver(system), ())
-        nvidia = NvidiaFacts(**{**nvidia.__dict__, "gpus": pci}) if pci else nvidia
+        pci = _guard(errors, "pci", lambda: pci_nvidia_without_driver(system), no_gpus)
+        nvidia = dataclasses.replace(nvidia, gpus=pci) if pci else nvidia
     return Facts(
         os=os_,
         python=_guard(errors, "python", lambda: python_facts(system), PythonFacts()),
         cpu=cpu,
         llvm=llvm,
         nvidia=nvidia,
-        other_gpus=_guard(errors, "gpus", lambda: other_gpus(system), ()),
+        other_gpus=_guard(errors, "gpus", lambda: other_gpus(system), no_gpus),
         toolchain=tools,
         tilec=_guard(errors, "tilec", lambda: tilec_facts(system), TilecFacts()),
         rocm=_guard(errors, "rocm", lambda: rocm_root(system), ""),

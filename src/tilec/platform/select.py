@@ -103,7 +103,8 @@ def _driver_problem(facts: Facts, arch: ArchSupport, policy: SupportPolicy) -> F
         return _fail("nvidia.driver", summary, remedies.update_driver(facts, policy), 3)
     driver_ptx = policy.max_ptx_for_cuda(cuda)
     if driver_ptx < arch.min_ptx:
-        need = policy.cuda_for_ptx(arch.min_ptx)
+        # the arch's first toolkit can be later than its PTX ISA's (12.7 was never released)
+        need = max(policy.cuda_for_ptx(arch.min_ptx), arch.cuda_min, key=version_tuple)
         summary = (
             f"{arch.arch} needs PTX ISA {ptx_text(arch.min_ptx)} (CUDA {need}); the driver "
             f"supports CUDA {cuda} (PTX ≤ {ptx_text(driver_ptx)})"
