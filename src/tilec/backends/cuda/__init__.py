@@ -1,20 +1,23 @@
 """The CUDA backend: tile IR → distributed layouts → LLVM NVPTX → PTX → cubin, and a driver
-that loads cubins through cuda-bindings. ``compiler()`` and ``driver()`` build its two halves
-(the registry calls them lazily; importing this package loads neither llvmlite nor CUDA).
+that loads cubins through cuda-bindings. ``CudaCompiler`` and ``CudaDriver`` (what the registry
+asks for) are imported on first attribute access, so importing this package loads neither
+llvmlite nor CUDA.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-
-def compiler() -> Any:
-    from .compiler import CudaCompiler
-
-    return CudaCompiler()
+__all__ = ["CudaCompiler", "CudaDriver"]
 
 
-def driver() -> Any:
-    from .driver import CudaDriver
+def __getattr__(name: str) -> Any:
+    if name == "CudaCompiler":
+        from .compiler import CudaCompiler
 
-    return CudaDriver()
+        return CudaCompiler
+    if name == "CudaDriver":
+        from .driver import CudaDriver
+
+        return CudaDriver
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
