@@ -1,0 +1,86 @@
+"""tl.dot: fp32/fp16/bf16/int8 inputs, acc=, out_dtype, and a tiled matmul with a K loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec.language as tl
+from support.run import jit, poisoned, random
+
+
+@jit
+def matmul(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    DT: tl.constexpr,
+):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(
+            a_ptr + rm[:, None] * K + (k + rk)[None, :],
+            mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + (k + rk)[:, None] * N + rn[None, :],
+            mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+            other=0.0,
+        )
+        acc = tl.dot(a.to(DT), b.to(DT), acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize(
+    ("dt", "rtol"), [(tl.float32, 1e-5), (tl.float16, 2e-2), (tl.bfloat16, 5e-2)]
+)
+def test_tiled_matmul(dt, rtol):
+    m, n, k = 40, 36, 50
+    a, b = random((m, k), np.float32, -1, 1), random((k, n), np.float32, -1, 1)
+    c = poisoned((m, n), np.float32)
+    matmul[(3, 3)](a, b, c, m, n, k, BM=16, BN=16, BK=16, DT=dt)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=rtol, atol=rtol)
+
+
+@jit
+def int8_dot(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    c = tl.dot(a, b)
+    tl.static_assert(c.dtype == tl.int32)
+    tl.store(c_ptr + r[:, None] * N + r[None, :], c)
+
+
+def test_int8_dot_accumulates_in_int32():
+    a, b = random((16, 16), np.int8, -128, 127), random((16, 16), np.int8, -128, 127)
+    c = poisoned((16, 16), np.int32)
+    int8_dot[(1,)](a, b, c, N=16)
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b)
+
+
+@jit
+def fp16_out(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    c = tl.dot(a, b, out_dtype=tl.float16, input_precision="ieee")
+    tl.static_assert(c.dtype == tl.float16)
+    tl.store(c_ptr + r[:, None] * N + r[None, :], c)
+
+
+def test_fp16_out_dtype():
+    a, b = random((16, 16), np.float16, -1, 1), random((16, 16), np.float16, -1, 1)
+    c = poisoned((16, 16), np.float16)
+    fp16_out[(1,)](a, b, c, N=16)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=2e-2, atol=2e-2)
