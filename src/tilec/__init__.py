@@ -21,7 +21,8 @@ from .errors import (
 if TYPE_CHECKING:
     from . import errors, language, runtime, testing, tools
     from .runtime.allocator import set_allocator
-    from .runtime.autotune import Autotuner, Config, autotune, heuristics
+    from .runtime.autotune import Config, heuristics
+    from .runtime.autotuner import Autotuner, autotune
     from .runtime.compile_api import compile
     from .runtime.intmath import cdiv, next_power_of_2
     from .runtime.jit import JITFunction, jit
@@ -30,10 +31,10 @@ if TYPE_CHECKING:
 _LAZY: dict[str, tuple[str, str | None]] = {
     "jit": (".runtime.jit", "jit"),
     "JITFunction": (".runtime.jit", "JITFunction"),
-    "autotune": (".runtime.autotune", "autotune"),
+    "autotune": (".runtime.autotuner", "autotune"),
     "heuristics": (".runtime.autotune", "heuristics"),
     "Config": (".runtime.autotune", "Config"),
-    "Autotuner": (".runtime.autotune", "Autotuner"),
+    "Autotuner": (".runtime.autotuner", "Autotuner"),
     "compile": (".runtime.compile_api", "compile"),
     "cdiv": (".runtime.intmath", "cdiv"),
     "next_power_of_2": (".runtime.intmath", "next_power_of_2"),
