@@ -199,3 +199,19 @@ def test_real_machine_facts_name_the_host_cpu() -> None:
     assert facts.cpu.name == llvm.get_host_cpu_name()
     assert facts.cpu.cores >= 1
     assert facts.probe_errors == ()
+
+
+def test_toolkit_libdevice_without_version_json_takes_its_ptxas_version() -> None:
+    root = "/usr/local/cuda"
+    sys = FakeSystem(
+        environ={"CUDA_HOME": root},
+        files={f"{root}/bin/ptxas": "", f"{root}/nvvm/libdevice/libdevice.10.bc": ""},
+    )
+    sys.commands[(f"{root}/bin/ptxas", "--version")] = CommandResult(
+        0, "Cuda compilation tools, release 13.0, V13.0.88\n"
+    )
+    facts = probes.gather(sys)
+    assert (facts.toolchain.libdevice.found_via, facts.toolchain.libdevice.version) == (
+        "CUDA_HOME",
+        "13.0.88",
+    )

@@ -35,6 +35,7 @@ from .toolchain import (
     probe_libcuda,
     shadowing_dirs,
     toolchain,
+    versioned_libdevice,
 )
 
 __all__ = ["gather", "gather_facts", "toolchain"]
@@ -349,12 +350,12 @@ def gather(system: System) -> Facts:
     nvjitlink = _guard(errors, "nvjitlink", lambda: find_nvjitlink(system), Toolchain().nvjitlink)
     no_driver: tuple[Tool, DriverQuery | None] = (Toolchain().libcuda, None)
     libcuda, query = _guard(errors, "libcuda", lambda: probe_libcuda(system), no_driver)
+    ptxas = _guard(errors, "ptxas", lambda: find_ptxas(system), Toolchain().ptxas)
+    libdevice = _guard(errors, "libdevice", lambda: find_libdevice(system), Toolchain().libdevice)
     tools = Toolchain(
-        ptxas=_guard(errors, "ptxas", lambda: find_ptxas(system), Toolchain().ptxas),
+        ptxas=ptxas,
         nvjitlink=nvjitlink,
-        libdevice=_guard(
-            errors, "libdevice", lambda: find_libdevice(system), Toolchain().libdevice
-        ),
+        libdevice=versioned_libdevice(libdevice, ptxas),
         libcuda=libcuda,
         shadowing=_guard(errors, "shadowing", lambda: shadowing_dirs(system, nvjitlink), ()),
     )

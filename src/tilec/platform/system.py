@@ -123,8 +123,16 @@ class System:
         return CommandResult(proc.returncode, proc.stdout, proc.stderr)
 
     def run_python(self, code: str, timeout: float = 120.0) -> CommandResult:
-        """Run ``code`` in a fresh interpreter like this one (a crash there cannot hurt us)."""
-        return self.run([sys.executable, "-c", code], timeout=timeout)
+        """Run ``code`` as a script in a fresh interpreter like this one.
+
+        A file, not ``-c``: kernels must live in a file for the frontend to read their source,
+        and a crash in that process cannot hurt this one.
+        """
+        with tempfile.TemporaryDirectory(prefix="tilec-doctor-") as tmp:
+            script = os.path.join(tmp, "tilec_doctor_smoke.py")
+            with open(script, "w", encoding="utf-8") as fh:
+                fh.write(code)
+            return self.run([sys.executable, script], timeout=timeout)
 
     def uname(self) -> tuple[str, str, str]:
         """(system, release, machine) of this interpreter."""

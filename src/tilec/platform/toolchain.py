@@ -190,11 +190,21 @@ def shadowing_dirs(system: System, nvjitlink: Tool) -> tuple[str, ...]:
 def toolchain(system: System | None = None) -> Toolchain:
     """The CUDA toolchain pieces the CUDA backend will use (searched now, not cached)."""
     system = system or System()
-    nvjitlink = find_nvjitlink(system)
+    nvjitlink, ptxas = find_nvjitlink(system), find_ptxas(system)
     return Toolchain(
-        ptxas=find_ptxas(system),
+        ptxas=ptxas,
         nvjitlink=nvjitlink,
-        libdevice=find_libdevice(system),
+        libdevice=versioned_libdevice(find_libdevice(system), ptxas),
         libcuda=probe_libcuda(system)[0],
         shadowing=shadowing_dirs(system, nvjitlink),
     )
+
+
+def versioned_libdevice(libdevice: Tool, ptxas: Tool) -> Tool:
+    """libdevice without a version.json takes the version of the ptxas in the same toolkit."""
+    if libdevice.version or not libdevice.found or not ptxas.found:
+        return libdevice
+    root = os.path.dirname(os.path.dirname(os.path.dirname(libdevice.path)))
+    if os.path.dirname(os.path.dirname(ptxas.path)) != root:
+        return libdevice
+    return Tool(libdevice.name, libdevice.path, libdevice.found_via, ptxas.version)
