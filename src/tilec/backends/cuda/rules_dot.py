@@ -25,30 +25,60 @@ def _dot(L: Lowering, op: Op) -> None:
     layout = L.want(op.result)
     acc = L.tile(acc_v, layout)
     a, b = L.tile(a_v), L.tile(b_v)
-    shape = acc.shape
-    k_dim = a.shape[-1]
     in_elem, out_elem = element_of(a_v.type), element_of(acc_v.type)
     assert isinstance(in_elem, ScalarType) and isinstance(out_elem, ScalarType)
     a_base, b_base = _stage(L, a, b)
-    bld = L.b
-    regs = {}
-    rows: dict[tuple[int, ...], list[ir.Value]] = {}
-    cols: dict[tuple[int, ...], list[ir.Value]] = {}
-    for key, start in acc.regs.items():
-        coord = L.coord(layout, shape, key)
-        rk, ck = key[:-1], key[:-2] + key[-1:]
-        if rk not in rows:
-            rows[rk] = _line(L, a_base, a, [*coord[:-1]], k_dim, in_elem, out_elem, row=True)
-        if ck not in cols:
-            cols[ck] = _line(L, b_base, b, [*coord[:-2], coord[-1]], k_dim, in_elem, out_elem, row=False)
-        s = start
-        for x, y in zip(rows[rk], cols[ck]):
-            if out_elem.is_floating():
-                s = intr.llvm_intrinsic(bld, "fma", [x, y, s])
-            else:
-                s = bld.add(bld.mul(x, y), s)
-        regs[key] = s
-    L.set(op.result, Tile(layout, shape, regs))
+    rows: dict[tuple[int, ...], ir.Value] = {}
+    cols: dict[tuple[int, ...], ir.Value] = {}
+    zero = ir.Constant(I32, 0)
+    for key in acc.regs:
+        coord = L.coord(layout, acc.shape, key)
+        rows.setdefault(key[:-1], L.linear([*coord[:-1], zero], a.shape))
+        cols.setdefault(key[:-2] + key[-1:], L.linear([*coord[:-2], zero, coord[-1]], b.shape))
+    regs = _k_loop(L, acc, rows, cols, (a_base, b_base), a.shape[-1], b.shape[-1], in_elem, out_elem,
+                   next(iter(a.regs.values())).type)
+    L.set(op.result, Tile(layout, acc.shape, regs))
+
+
+def _k_loop(L: Lowering, acc: Tile, rows: dict, cols: dict, bases: tuple[ir.Value, ir.Value],
+            k_dim: int, n_dim: int, in_elem: ScalarType, out_elem: ScalarType,
+            elem_ty: ir.Type) -> dict[tuple[int, ...], ir.Value]:
+    """One LLVM loop over K: per step, load this thread's A column and B row entries from shared
+    memory and update every accumulator register (registers stay at acc + rows + columns)."""
+    b = L.b
+    entry = b.block
+    body = b.append_basic_block("dot.k")
+    done = b.append_basic_block("dot.done")
+    b.branch(body)
+    b.position_at_end(body)
+    k = b.phi(I32)
+    k.add_incoming(ir.Constant(I32, 0), entry)
+    phis = {key: b.phi(v.type) for key, v in acc.regs.items()}
+    for key, v in acc.regs.items():
+        phis[key].add_incoming(v, entry)
+    a_base, b_base = bases
+    kn = b.mul(k, ir.Constant(I32, n_dim))
+
+    def fetch(base: ir.Value, idx: ir.Value) -> ir.Value:
+        x = b.load(b.gep(base, [idx], source_etype=elem_ty), typ=elem_ty)
+        return scalar_ops.cast(b, x, in_elem, out_elem)
+
+    a_vals = {rk: fetch(a_base, b.add(idx, k)) for rk, idx in rows.items()}
+    b_vals = {ck: fetch(b_base, b.add(idx, kn)) for ck, idx in cols.items()}
+    new = {}
+    for key, s in phis.items():
+        x, y = a_vals[key[:-1]], b_vals[key[:-2] + key[-1:]]
+        if out_elem.is_floating():
+            new[key] = intr.llvm_intrinsic(b, "fma", [x, y, s])
+        else:
+            new[key] = b.add(b.mul(x, y), s)
+    k_next = b.add(k, ir.Constant(I32, 1))
+    k.add_incoming(k_next, body)
+    for key, v in new.items():
+        phis[key].add_incoming(v, body)
+    b.cbranch(b.icmp_unsigned("<", k_next, ir.Constant(I32, k_dim)), body, done)
+    b.position_at_end(done)
+    return dict(new)
 
 
 def _stage(L: Lowering, a: Tile, b: Tile) -> tuple[ir.Value, ir.Value]:
@@ -66,20 +96,6 @@ def _stage(L: Lowering, a: Tile, b: Tile) -> tuple[ir.Value, ir.Value]:
             L.b.store(reg, L.b.gep(dst, [idx], source_etype=elem_ty))
     L.barrier()
     return base, b_base
-
-
-def _line(L: Lowering, base: ir.Value, t: Tile, fixed: list[ir.Value], k_dim: int,
-          in_elem: ScalarType, out_elem: ScalarType, row: bool) -> list[ir.Value]:
-    """A row of A (``fixed`` = batch, m) or a column of B (``fixed`` = batch, n), widened."""
-    elem_ty = next(iter(t.regs.values())).type
-    out = []
-    for k in range(k_dim):
-        kc = ir.Constant(I32, k)
-        coords = [*fixed, kc] if row else [*fixed[:-1], kc, fixed[-1]]
-        idx = L.linear(coords, t.shape)
-        x = L.b.load(L.b.gep(base, [idx], source_etype=elem_ty), typ=elem_ty)
-        out.append(scalar_ops.cast(L.b, x, in_elem, out_elem))
-    return out
 
 
 def _numel(shape: tuple[int, ...]) -> int:
