@@ -49,8 +49,6 @@ def test_every_arch_min_ptx_is_what_llvm_emits_by_default() -> None:
     target = llvm.Target.from_triple("nvptx64-nvidia-cuda")
     module = 'target triple = "nvptx64-nvidia-cuda"\ndefine void @k() {\n  ret void\n}\n'
     for arch in load_policy().architectures:
-        if arch.level is Level.UNSUPPORTED:
-            continue
         asm = target.create_target_machine(cpu=arch.arch).emit_assembly(llvm.parse_assembly(module))
         assert re.search(r"\.target (\S+)", asm).group(1) == arch.arch
         version = re.search(r"\.version (\d+)\.(\d+)", asm)
@@ -67,3 +65,15 @@ def test_policy_and_schema_are_package_data() -> None:
 
     names = {p.name for p in resources.files("tilec.platform").iterdir()}
     assert {"support.json", "doctor.schema.json"} <= names
+
+
+def test_install_matrix_page_is_generated_from_the_current_policy() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "ci" / "gen_install_matrix.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr

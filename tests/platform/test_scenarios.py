@@ -157,3 +157,18 @@ def test_a_crashing_check_becomes_a_fail_finding_and_the_rest_still_run() -> Non
         and "broken crashed: ZeroDivisionError" in findings[0].summary
     )
     assert len(findings) > 5
+
+
+def test_llvmlite_older_than_required() -> None:
+    from tilec.platform.facts import LLVMFacts
+    from tilec.platform.system import HostCPU
+
+    sys = FakeSystem(
+        llvm_=(
+            LLVMFacts("0.44.0", "15.0.7", ("nvptx64", "x86-64")),
+            HostCPU("znver3", (), "x86_64"),
+        )
+    )
+    f = _finding(sys, "cpu.llvmlite")
+    assert f.status is Status.FAIL and "older than tilec needs (llvmlite ≥ 0.50)" in f.summary
+    assert 'pip install --force-reinstall "llvmlite>=0.50"' in _remedy(f)

@@ -263,6 +263,16 @@ def check_cpu(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
             remediation=remedies.reinstall_llvmlite(),
         )
         return
+    if version_tuple(llvm.llvmlite_version) < version_tuple(policy.llvmlite_min):
+        yield _f(
+            "cpu.llvmlite",
+            Category.CPU,
+            Status.FAIL,
+            f"llvmlite {llvm.llvmlite_version} (LLVM {llvm.llvm_version}) is older than tilec needs "
+            f"(llvmlite ≥ {policy.llvmlite_min})",
+            remediation=remedies.reinstall_llvmlite(),
+        )
+        return
     features = ", ".join(f for f in _KEY_FEATURES if f in cpu.features) or "baseline ISA"
     yield _f(
         "cpu.llvmlite",

@@ -66,6 +66,7 @@ class SupportPolicy:
     platforms: tuple[PlatformSupport, ...]
     architectures: tuple[ArchSupport, ...]
     cuda_min_driver: str
+    llvmlite_min: str
     driver_floors: tuple[DriverFloor, ...]
     ptx_by_cuda: tuple[tuple[str, int], ...]
     llvm_max_ptx: tuple[tuple[int, int], ...]
@@ -163,6 +164,7 @@ def parse_policy(data: dict) -> SupportPolicy:
             ArchSupport(**{**a, "level": Level(a["level"])}) for a in data["architectures"]
         ),
         cuda_min_driver=data["cuda_min_driver"],
+        llvmlite_min=data["llvmlite_min"],
         driver_floors=tuple(DriverFloor(**f) for f in data["driver_floors"]),
         ptx_by_cuda=tuple((k, int(v)) for k, v in data["ptx_by_cuda"].items()),
         llvm_max_ptx=tuple((int(k), int(v)) for k, v in data["llvm_max_ptx"].items()),
