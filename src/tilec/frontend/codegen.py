@@ -303,6 +303,8 @@ class FunctionCodegen:
 
     def compare(self, op: ast.cmpop, x: Any, y: Any) -> Any:
         x, y = unwrap(x), unwrap(y)
+        if isinstance(op, (ast.Is, ast.IsNot)):  # identity is known at compile time
+            return _PY_CMPS[type(op)](x, y)
         if not is_runtime(x) and not is_runtime(y):
             return _PY_CMPS[type(op)](x, y)
         if type(op) not in _CMP_NAMES:
@@ -447,7 +449,7 @@ def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
             return BoundMethod(METHODS[attr], base)
         raise TileTypeError(f"tensor has no attribute '{attr}'")
     if isinstance(base, Struct):
-        from .builtins_memory import struct_attribute
+        from .builtins_blockptr import struct_attribute
 
         return struct_attribute(base, attr)
     try:

@@ -10,6 +10,17 @@ import builtins
 import enum
 from typing import Any
 
+from ..frontend.builtins_atomic import (
+    atomic_add,
+    atomic_and,
+    atomic_cas,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_xchg,
+    atomic_xor,
+)
+from ..frontend.builtins_blockptr import advance, make_block_ptr, make_tensor_descriptor
 from ..frontend.builtins_debug import (
     assume,
     debug_barrier,
@@ -46,21 +57,7 @@ from ..frontend.builtins_math import (
     umulhi,
     where,
 )
-from ..frontend.builtins_memory import (
-    advance,
-    atomic_add,
-    atomic_and,
-    atomic_cas,
-    atomic_max,
-    atomic_min,
-    atomic_or,
-    atomic_xchg,
-    atomic_xor,
-    load,
-    make_block_ptr,
-    make_tensor_descriptor,
-    store,
-)
+from ..frontend.builtins_memory import load, store
 from ..frontend.builtins_reduce import associative_scan, dot, reduce
 from ..frontend.builtins_shape import (
     arange,

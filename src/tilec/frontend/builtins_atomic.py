@@ -1,0 +1,89 @@
+"""Atomic builtins: add, max, min, and, or, xor, xchg (with masks) and compare-and-swap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TileTypeError
+from ..ir.ops import AtomicKind
+from ..ir.types import ScalarType
+from . import semantics as S
+from .builtin import builtin
+from .pointers import _mask, _pointer
+from .values import Tensor, unwrap
+
+# -- atomics -------------------------------------------------------------------------------
+_SEMS = ("acq_rel", "acquire", "release", "relaxed")
+
+_SCOPES = ("gpu", "cta", "sys")
+
+
+def _sem_scope(sem: Any, scope: Any) -> tuple[str, str]:
+    s, sc = unwrap(sem) or "acq_rel", unwrap(scope) or "gpu"
+    if s not in _SEMS:
+        raise TileTypeError(f"sem {s!r} is not supported; use one of {list(_SEMS)}")
+    if sc not in _SCOPES:
+        raise TileTypeError(f"scope {sc!r} is not supported; use one of {list(_SCOPES)}")
+    return s, sc
+
+
+def _atomic_operands(
+    ctx: Any, pointer: Any, val: Any, mask: Any, what: str
+) -> tuple[Tensor, Tensor, Tensor | None]:
+    ptr = _pointer(pointer, what)
+    elem = ptr.dtype.element  # type: ignore[union-attr]
+    if not isinstance(elem, ScalarType) or elem.is_bool():
+        raise TileTypeError(f"{what} does not support {elem} elements")
+    v = unwrap(val)
+    v = v if isinstance(v, Tensor) else S.constant(ctx.b, v, elem)
+    if v.shape and not ptr.shape:
+        raise TileTypeError(f"{what}: a tile value needs a tile of pointers")
+    if v.shape != ptr.shape:
+        ptr = S.broadcast_to(ctx.b, ptr, S.broadcast_shapes(ptr.shape, v.shape))
+    v = S.broadcast_to(ctx.b, S.cast(ctx.b, v, elem), ptr.shape)
+    m = _mask(ctx, mask, ptr.shape, f"{what}'s mask")
+    return ptr, v, m
+
+
+def _rmw(kind: AtomicKind, name: str, ints_only: bool = False) -> Any:
+    def impl(
+        ctx: Any, pointer: Any, val: Any, mask: Any = None, sem: Any = None, scope: Any = None
+    ) -> Tensor:
+        ptr, v, m = _atomic_operands(ctx, pointer, val, mask, name)
+        if ints_only and not v.dtype.is_int():
+            raise TileTypeError(f"{name} needs integer elements, got {v.dtype}")
+        s, sc = _sem_scope(sem, scope)
+        return Tensor(
+            ctx.b.atomic_rmw(kind, ptr.value, v.value, m.value if m is not None else None, s, sc)
+        )
+
+    impl.__doc__ = f"Atomic {kind.value}: returns the old values."
+    return builtin(name, member=True)(impl)
+
+
+atomic_add = _rmw(AtomicKind.ADD, "atomic_add")
+
+atomic_max = _rmw(AtomicKind.MAX, "atomic_max")
+
+atomic_min = _rmw(AtomicKind.MIN, "atomic_min")
+
+atomic_and = _rmw(AtomicKind.AND, "atomic_and", ints_only=True)
+
+atomic_or = _rmw(AtomicKind.OR, "atomic_or", ints_only=True)
+
+atomic_xor = _rmw(AtomicKind.XOR, "atomic_xor", ints_only=True)
+
+atomic_xchg = _rmw(AtomicKind.XCHG, "atomic_xchg")
+
+
+@builtin(member=True)
+def atomic_cas(
+    ctx: Any, pointer: Any, cmp: Any, val: Any, sem: Any = None, scope: Any = None
+) -> Tensor:
+    """Atomic compare-and-swap: returns the old values."""
+    ptr, v, _ = _atomic_operands(ctx, pointer, val, None, "atomic_cas")
+    ptr, c, _ = _atomic_operands(ctx, ptr, cmp, None, "atomic_cas")
+    if v.shape != ptr.shape:
+        v = S.broadcast_to(ctx.b, v, ptr.shape)
+    s, sc = _sem_scope(sem, scope)
+    return Tensor(ctx.b.atomic_cas(ptr.value, c.value, v.value, s, sc))

@@ -1,0 +1,111 @@
+"""Loads and stores through pointer tiles: masks, ``other``, booleans as bytes, hint checks.
+
+Shared by ``tl.load``/``tl.store``, atomics, block pointers and tensor descriptors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TileTypeError
+from ..ir import types as T
+from ..ir.types import PointerType
+from . import arith
+from . import semantics as S
+from .values import Tensor, unwrap
+
+_LOAD_CACHE = ("", ".ca", ".cg", ".cv")
+
+_STORE_CACHE = ("", ".wb", ".cg", ".cs", ".wt")
+
+_EVICTION = ("", "evict_normal", "evict_first", "evict_last")
+
+
+def _option(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    v = unwrap(value) or ""
+    if v not in allowed:
+        raise TileTypeError(f"{what} {v!r} is not supported; use one of {list(allowed[1:])}")
+    return v
+
+
+def _pointer(x: Any, what: str) -> Tensor:
+    x = unwrap(x)
+    if not isinstance(x, Tensor) or not isinstance(x.dtype, PointerType):
+        raise TileTypeError(f"{what} needs a pointer or a tile of pointers, got {S.describe(x)}")
+    return x
+
+
+def _as_i8_if_bool(ctx: Any, ptr: Tensor) -> tuple[Tensor, bool]:
+    """Memory holds booleans as bytes: access ``*i1`` through ``*i8``."""
+    elem = ptr.dtype.element  # type: ignore[union-attr]
+    if elem == T.int1:
+        return S.cast(ctx.b, ptr, T.pointer(T.int8)), True
+    return ptr, False
+
+
+def _mask(ctx: Any, mask: Any, shape: tuple[int, ...], what: str) -> Tensor | None:
+    mask = unwrap(mask)
+    if mask is None:
+        return None
+    m = arith.to_bool(ctx.b, mask)
+    if m.shape and not shape:
+        raise TileTypeError(f"{what} cannot be a tile when the pointer is a scalar")
+    return S.broadcast_to(ctx.b, m, shape)
+
+
+def load_pointers(
+    ctx: Any,
+    ptr: Tensor,
+    mask: Any,
+    other: Any,
+    cache: str = "",
+    eviction: str = "",
+    volatile: bool = False,
+) -> Tensor:
+    """Load through a pointer (tile); masked-off lanes give ``other`` (or zero/undefined)."""
+    if unwrap(mask) is None and unwrap(other) is not None:
+        raise TileTypeError("load's 'other' needs a 'mask'")
+    m = _mask(ctx, mask, ptr.shape, "load's mask")
+    if m is not None and m.shape != ptr.shape:
+        ptr = S.broadcast_to(ctx.b, ptr, m.shape)
+    ptr, was_bool = _as_i8_if_bool(ctx, ptr)
+    elem = ptr.dtype.element  # type: ignore[union-attr]
+    o = None
+    if unwrap(other) is not None:
+        other_t = unwrap(other)
+        if other_t is not None and not isinstance(other_t, Tensor):
+            other_t = S.constant(ctx.b, other_t, elem)
+        o = S.broadcast_to(ctx.b, S.cast(ctx.b, other_t, elem), ptr.shape)
+        if o.shape and not ptr.shape:
+            raise TileTypeError("load's other cannot be a tile when the pointer is a scalar")
+    result = Tensor(
+        ctx.b.load(
+            ptr.value,
+            m.value if m is not None else None,
+            o.value if o is not None else None,
+            cache,
+            eviction,
+            volatile,
+        )
+    )
+    return S.cast(ctx.b, result, T.int1) if was_bool else result
+
+
+def store_pointers(
+    ctx: Any, ptr: Tensor, value: Any, mask: Any, cache: str = "", eviction: str = ""
+) -> None:
+    v = unwrap(value)
+    v = v if isinstance(v, Tensor) else S.to_tensor(ctx.b, v)
+    if v.shape and not ptr.shape:
+        raise TileTypeError("cannot store a tile through a scalar pointer")
+    m = _mask(ctx, mask, ptr.shape, "store's mask")
+    if v.shape and v.shape != ptr.shape:
+        ptr = S.broadcast_to(ctx.b, ptr, S.broadcast_shapes(ptr.shape, v.shape))
+    if m is not None and m.shape != ptr.shape:
+        m = S.broadcast_to(ctx.b, m, ptr.shape)
+    ptr, was_bool = _as_i8_if_bool(ctx, ptr)
+    elem = ptr.dtype.element  # type: ignore[union-attr]
+    v = S.broadcast_to(ctx.b, S.cast(ctx.b, v, T.int1 if was_bool else elem), ptr.shape)
+    if was_bool:
+        v = S.cast(ctx.b, v, T.int8)
+    ctx.b.store(ptr.value, v.value, m.value if m is not None else None, cache, eviction)
