@@ -105,3 +105,17 @@ def test_runtime_error_message_comes_from_the_same_finding_as_the_doctor() -> No
     doctor_finding = next(f for f in run_checks(facts) if f.check == "nvidia.driver")
     assert sel.finding.summary == doctor_finding.summary
     assert sel.finding.remedy == doctor_finding.remedy
+
+
+def test_cu12_nvjitlink_beside_cu13_is_chosen_for_a_cuda12_driver() -> None:
+    sys = machines.cu12_wheels(
+        machines.cu13_wheels(machines.linux_nvidia("570.133.20", 12080, H100))
+    )
+    facts = gather(sys)
+    assert facts.toolchain.nvjitlink.path.endswith("libnvJitLink.so.12")
+    sel = select_backend(facts)
+    assert (sel.cubin_route, sel.ptx_version, sel.install) == (
+        "nvjitlink",
+        87,
+        'pip install "tilec[cuda12]"',
+    )

@@ -347,9 +347,12 @@ def gather(system: System) -> Facts:
     errors: list[str] = []
     os_ = _guard(errors, "os", lambda: os_facts(system), OSFacts())
     cpu, llvm = _guard(errors, "cpu", lambda: cpu_and_llvm(system), (CPUFacts(), LLVMFacts()))
-    nvjitlink = _guard(errors, "nvjitlink", lambda: find_nvjitlink(system), Toolchain().nvjitlink)
     no_driver: tuple[Tool, DriverQuery | None] = (Toolchain().libcuda, None)
     libcuda, query = _guard(errors, "libcuda", lambda: probe_libcuda(system), no_driver)
+    major = query.cuda_version // 1000 if query is not None else 0
+    nvjitlink = _guard(
+        errors, "nvjitlink", lambda: find_nvjitlink(system, major), Toolchain().nvjitlink
+    )
     ptxas = _guard(errors, "ptxas", lambda: find_ptxas(system), Toolchain().ptxas)
     libdevice = _guard(errors, "libdevice", lambda: find_libdevice(system), Toolchain().libdevice)
     tools = Toolchain(

@@ -13,7 +13,7 @@ import os
 import re
 
 from .facts import Tool, Toolchain
-from .matrix import cuda_version_text
+from .matrix import cuda_version_text, version_tuple
 from .system import DriverQuery, System
 
 _PIP_PTXAS = ("nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas")
@@ -31,7 +31,6 @@ _PIP_LIBDEVICE = (
 # pip distributions that own the files above, newest CUDA major first
 _PIP_DISTS = {
     "ptxas": ("nvidia-cuda-nvcc", "nvidia-cuda-nvcc-cu12"),
-    "nvJitLink": ("nvidia-nvjitlink", "nvidia-nvjitlink-cu12"),
     "libdevice": ("nvidia-nvvm", "nvidia-cuda-nvcc-cu12"),
 }
 WSL_LIB = "/usr/lib/wsl/lib"
@@ -104,24 +103,28 @@ def find_ptxas(system: System) -> Tool:
     return Tool("ptxas", path, via, match.group(1))
 
 
-def find_nvjitlink(system: System) -> Tool:
+def find_nvjitlink(system: System, driver_major: int = 0) -> Tool:
+    """The first nvJitLink found; with ``driver_major``, the first whose CUDA major the driver
+    can load (a cu12 and a cu13 wheel can be installed side by side)."""
     candidates = _site(system, _PIP_NVJITLINK)
     for via, root in _roots(system):
-        candidates += [
-            (via, p) for p in system.glob(os.path.join(root, "lib64", "libnvJitLink.so.*"))
-        ]
-        candidates += [
-            (via, p) for p in system.glob(os.path.join(root, "lib", "libnvJitLink.so.*"))
-        ]
-        candidates += [(via, p) for p in system.glob(os.path.join(root, "bin", "nvJitLink_*.dll"))]
+        for pattern in ("lib64/libnvJitLink.so.*", "lib/libnvJitLink.so.*", "bin/nvJitLink_*.dll"):
+            candidates += [(via, p) for p in system.glob(os.path.join(root, pattern))]
     cuda = "/usr/local/cuda/lib64"
     candidates += [("/usr/local/cuda", p) for p in system.glob(f"{cuda}/libnvJitLink.so.*")]
-    via, path = _first(system, candidates)
-    if not path:
-        return Tool("nvJitLink", error="not found")
+    found = [c for c in dict.fromkeys(candidates) if c[1] and system.exists(c[1])]
+    tools = [_nvjitlink_tool(system, via, path) for via, path in found]
+    fitting = [t for t in tools if 0 < (version_tuple(t.version)[:1] or (0,))[0] <= driver_major]
+    if fitting:
+        return fitting[0]
+    return tools[0] if tools else Tool("nvJitLink", error="not found")
+
+
+def _nvjitlink_tool(system: System, via: str, path: str) -> Tool:
     version = system.nvjitlink_version(path)
     if not version and via == "site-packages":
-        version = _pip_version(system, "nvJitLink")
+        dist = "nvidia-nvjitlink" if "cu13" in path else "nvidia-nvjitlink-cu12"
+        version = system.dist_version(dist)
     return Tool("nvJitLink", path, via, version)
 
 
@@ -190,12 +193,14 @@ def shadowing_dirs(system: System, nvjitlink: Tool) -> tuple[str, ...]:
 def toolchain(system: System | None = None) -> Toolchain:
     """The CUDA toolchain pieces the CUDA backend will use (searched now, not cached)."""
     system = system or System()
-    nvjitlink, ptxas = find_nvjitlink(system), find_ptxas(system)
+    libcuda, query = probe_libcuda(system)
+    driver_major = query.cuda_version // 1000 if query is not None else 0
+    nvjitlink, ptxas = find_nvjitlink(system, driver_major), find_ptxas(system)
     return Toolchain(
         ptxas=ptxas,
         nvjitlink=nvjitlink,
         libdevice=versioned_libdevice(find_libdevice(system), ptxas),
-        libcuda=probe_libcuda(system)[0],
+        libcuda=libcuda,
         shadowing=shadowing_dirs(system, nvjitlink),
     )
 
