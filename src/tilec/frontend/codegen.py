@@ -8,10 +8,9 @@ bodies with a fresh scope. Control flow lives in control_flow.py, operators in a
 from __future__ import annotations
 
 import ast
-import builtins
 import inspect
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,53 +23,26 @@ from ..errors import (
     UnsupportedSyntax,
 )
 from ..ir.builder import Builder
-from ..ir.ops import BinaryKind as BK
 from ..language.constexpr import is_constexpr_annotation
 from ..source import SourceLoc
 from . import arith, control_flow
-from .builtin import METHODS, BoundMethod
+from .builtin import BoundMethod
 from .check import check_function
+from .operators import (
+    CMP_NAMES,
+    INTROSPECTION,
+    PY_BINOPS,
+    PY_CMPS,
+    get_attribute,
+    is_runtime,
+    map_python_builtin,
+    tensor_binop,
+)
 from .parse import ParsedFunction, parse_function
-from .scope import PY_BUILTINS, lookup_global
-from .values import Struct, Tensor, leaves, unwrap
+from .scope import lookup_global
+from .values import Tensor, unwrap
 
 RETURN = "$return"  # the scope slot holding a function's return value
-
-_PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-    ast.MatMult: operator.matmul,
-}
-_CMP_NAMES = {
-    ast.Eq: "eq",
-    ast.NotEq: "ne",
-    ast.Lt: "lt",
-    ast.LtE: "le",
-    ast.Gt: "gt",
-    ast.GtE: "ge",
-}
-_PY_CMPS = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Is: operator.is_,
-    ast.IsNot: operator.is_not,
-    ast.In: lambda a, c: a in c,
-    ast.NotIn: lambda a, c: a not in c,
-}
 
 
 class Unit:
@@ -79,10 +51,6 @@ class Unit:
     def __init__(self, builder: Builder) -> None:
         self.b = builder
         self.stack: list[Any] = []  # functions being inlined, to reject recursion
-
-
-def is_runtime(x: Any) -> bool:
-    return isinstance(x, (Tensor, *Struct)) or bool(leaves(x))
 
 
 class FunctionCodegen:
@@ -271,7 +239,7 @@ class FunctionCodegen:
     def binop(self, op: ast.operator, x: Any, y: Any) -> Any:
         x, y = unwrap(x), unwrap(y)
         if not is_runtime(x) and not is_runtime(y):
-            return _PY_BINOPS[type(op)](x, y)
+            return PY_BINOPS[type(op)](x, y)
         return tensor_binop(self.b, op, x, y)
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
@@ -304,12 +272,12 @@ class FunctionCodegen:
     def compare(self, op: ast.cmpop, x: Any, y: Any) -> Any:
         x, y = unwrap(x), unwrap(y)
         if isinstance(op, (ast.Is, ast.IsNot)):  # identity is known at compile time
-            return _PY_CMPS[type(op)](x, y)
+            return PY_CMPS[type(op)](x, y)
         if not is_runtime(x) and not is_runtime(y):
-            return _PY_CMPS[type(op)](x, y)
-        if type(op) not in _CMP_NAMES:
+            return PY_CMPS[type(op)](x, y)
+        if type(op) not in CMP_NAMES:
             raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
-        return arith.compare(self.b, _CMP_NAMES[type(op)], x, y)
+        return arith.compare(self.b, CMP_NAMES[type(op)], x, y)
 
     def logical(self, is_and: bool, x: Any, y: Any) -> Any:
         if not is_runtime(x) and not is_runtime(y):
@@ -344,10 +312,10 @@ class FunctionCodegen:
             return fn.invoke(self, args, kwargs)
         if getattr(fn, "__tilec_jit__", False):
             return self.inline(fn.fn, args, kwargs)
-        mapped = _map_python_builtin(fn, args, kwargs)
+        mapped = map_python_builtin(fn, args, kwargs)
         if mapped is not None:
             return self.call(mapped, args, kwargs)
-        if fn in _INTROSPECTION:
+        if fn in INTROSPECTION:
             return fn(*[unwrap(a) for a in args])
         if not callable(fn):
             raise TileTypeError(f"'{type(fn).__name__}' object is not callable")
@@ -387,75 +355,3 @@ class FunctionCodegen:
         finally:
             self.unit.stack.pop()
         return sub.scope.get(RETURN)
-
-
-_INTROSPECTION = (builtins.isinstance, builtins.type, builtins.hasattr, builtins.getattr)
-
-
-def _map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """min/max/abs/print on tensors become tl.minimum/maximum/abs/device_print (as in Triton)."""
-    if fn not in (builtins.min, builtins.max, builtins.abs, builtins.print):
-        return None
-    if not any(is_runtime(a) for a in args):
-        return None
-    from . import builtins_debug, builtins_math
-
-    return {
-        builtins.min: builtins_math.minimum,
-        builtins.max: builtins_math.maximum,
-        builtins.abs: builtins_math.abs_,
-        builtins.print: builtins_debug.device_print_args,
-    }[fn]
-
-
-_TENSOR_BINOPS: dict[type, Callable[..., Tensor]] = {
-    ast.Add: arith.add,
-    ast.Sub: arith.sub,
-    ast.Mult: arith.mul,
-    ast.Div: arith.truediv,
-    ast.FloorDiv: arith.floordiv,
-    ast.Mod: arith.mod,
-    ast.BitAnd: lambda b, x, y: arith.bitwise(b, BK.AND, x, y),
-    ast.BitOr: lambda b, x, y: arith.bitwise(b, BK.OR, x, y),
-    ast.BitXor: lambda b, x, y: arith.bitwise(b, BK.XOR, x, y),
-    ast.LShift: lambda b, x, y: arith.shift(b, True, x, y),
-    ast.RShift: lambda b, x, y: arith.shift(b, False, x, y),
-}
-
-
-def tensor_binop(b: Builder, op: ast.operator, x: Any, y: Any) -> Tensor:
-    fn = _TENSOR_BINOPS.get(type(op))
-    if fn is None:
-        raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
-    for v in (x, y):
-        if isinstance(v, Struct):
-            raise TileTypeError(
-                f"operator {type(op).__name__} is not defined for "
-                f"{type(v).__name__}; use tl.advance to move a block pointer"
-            )
-    return fn(b, x, y)
-
-
-def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
-    """``base.attr`` for tensors (dtype, shape, T, methods), structs and Python objects."""
-    base = unwrap(base)
-    if isinstance(base, Tensor):
-        from .builtins_shape import tensor_attribute
-
-        found = tensor_attribute(cg, base, attr)
-        if found is not None:
-            return found
-        if attr in METHODS:  # builtins and tl library functions marked as members
-            return BoundMethod(METHODS[attr], base)
-        raise TileTypeError(f"tensor has no attribute '{attr}'")
-    if isinstance(base, Struct):
-        from .builtins_blockptr import struct_attribute
-
-        return struct_attribute(base, attr)
-    try:
-        return unwrap(getattr(base, attr))
-    except AttributeError:
-        raise CompileError(f"{type(base).__name__} has no attribute '{attr}'") from None
-
-
-__all__ = ["PY_BUILTINS", "RETURN", "FunctionCodegen", "Unit"]

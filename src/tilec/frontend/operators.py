@@ -1,0 +1,129 @@
+"""Operators and attributes on kernel values: Python's operators on tensors and constants,
+tensor attributes and methods, and the Python builtins that map to tl functions."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CompileError, TileTypeError, UnsupportedSyntax
+from ..ir.builder import Builder
+from ..ir.ops import BinaryKind as BK
+from . import arith
+from .builtin import METHODS, BoundMethod
+from .values import Struct, Tensor, leaves, unwrap
+
+if TYPE_CHECKING:
+    from .codegen import FunctionCodegen
+
+PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.MatMult: operator.matmul,
+}
+CMP_NAMES = {
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+}
+PY_CMPS = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, c: a in c,
+    ast.NotIn: lambda a, c: a not in c,
+}
+
+
+def is_runtime(x: Any) -> bool:
+    return isinstance(x, (Tensor, *Struct)) or bool(leaves(x))
+
+
+INTROSPECTION = (builtins.isinstance, builtins.type, builtins.hasattr, builtins.getattr)
+
+
+def map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """min/max/abs/print on tensors become tl.minimum/maximum/abs/device_print (as in Triton)."""
+    if fn not in (builtins.min, builtins.max, builtins.abs, builtins.print):
+        return None
+    if not any(is_runtime(a) for a in args):
+        return None
+    from . import builtins_debug, builtins_math
+
+    return {
+        builtins.min: builtins_math.minimum,
+        builtins.max: builtins_math.maximum,
+        builtins.abs: builtins_math.abs_,
+        builtins.print: builtins_debug.device_print_args,
+    }[fn]
+
+
+_TENSOR_BINOPS: dict[type, Callable[..., Tensor]] = {
+    ast.Add: arith.add,
+    ast.Sub: arith.sub,
+    ast.Mult: arith.mul,
+    ast.Div: arith.truediv,
+    ast.FloorDiv: arith.floordiv,
+    ast.Mod: arith.mod,
+    ast.BitAnd: lambda b, x, y: arith.bitwise(b, BK.AND, x, y),
+    ast.BitOr: lambda b, x, y: arith.bitwise(b, BK.OR, x, y),
+    ast.BitXor: lambda b, x, y: arith.bitwise(b, BK.XOR, x, y),
+    ast.LShift: lambda b, x, y: arith.shift(b, True, x, y),
+    ast.RShift: lambda b, x, y: arith.shift(b, False, x, y),
+}
+
+
+def tensor_binop(b: Builder, op: ast.operator, x: Any, y: Any) -> Tensor:
+    fn = _TENSOR_BINOPS.get(type(op))
+    if fn is None:
+        raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
+    for v in (x, y):
+        if isinstance(v, Struct):
+            raise TileTypeError(
+                f"operator {type(op).__name__} is not defined for "
+                f"{type(v).__name__}; use tl.advance to move a block pointer"
+            )
+    return fn(b, x, y)
+
+
+def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
+    """``base.attr`` for tensors (dtype, shape, T, methods), structs and Python objects."""
+    base = unwrap(base)
+    if isinstance(base, Tensor):
+        from .builtins_shape import tensor_attribute
+
+        found = tensor_attribute(cg, base, attr)
+        if found is not None:
+            return found
+        if attr in METHODS:  # builtins and tl library functions marked as members
+            return BoundMethod(METHODS[attr], base)
+        raise TileTypeError(f"tensor has no attribute '{attr}'")
+    if isinstance(base, Struct):
+        from .builtins_blockptr import struct_attribute
+
+        return struct_attribute(base, attr)
+    try:
+        return unwrap(getattr(base, attr))
+    except AttributeError:
+        raise CompileError(f"{type(base).__name__} has no attribute '{attr}'") from None
