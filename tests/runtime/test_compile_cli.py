@@ -1,0 +1,88 @@
+"""``tilec compile`` and ``tilec.compile``: signatures, stages, targets, errors."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import tilec
+from tilec import cli, config
+from tilec.errors import UsageError
+from tilec.ir import types as ir
+from tilec.ir.argspec import ArgKind
+from tilec.runtime.compile_api import parse_signature
+
+KERNEL = textwrap.dedent(
+    """
+    import tilec
+    import tilec.language as tl
+
+    @tilec.jit
+    def scale(x_ptr, out_ptr, n, FACTOR: tl.constexpr, BLOCK: tl.constexpr = 64):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * FACTOR, mask=m)
+    """
+)
+
+
+@pytest.fixture
+def kernel_file(tmp_path):
+    path = tmp_path / "kern_cli.py"
+    path.write_text(KERNEL)
+    with config.override(cache_dir=tmp_path / "cache"):
+        yield path
+
+
+def _kernel(path):
+    from tilec.runtime.compile_cli import load_kernel
+
+    return load_kernel(f"{path}:scale")
+
+
+def test_signature_parsing(kernel_file):
+    specs = parse_signature(_kernel(kernel_file), "*fp32:16, *fp16, i32:16, FACTOR=2.5")
+    assert [s.kind for s in specs] == [ArgKind.POINTER, ArgKind.POINTER, ArgKind.SCALAR,
+                                       ArgKind.CONSTEXPR, ArgKind.CONSTEXPR]  # fmt: skip
+    assert specs[0].divisible_by_16 and not specs[1].divisible_by_16
+    assert specs[1].type == ir.PointerType(ir.float16) and specs[2].divisible_by_16
+    assert (specs[3].value, specs[4].value) == (2.5, 64)  # BLOCK from its default
+
+
+@pytest.mark.parametrize(
+    ("signature", "match"),
+    [("*fp32, *fp32, i32", "FACTOR"), ("*f32, *fp32, i32, 2", "bad type"),
+     ("*fp32, *fp32, i32, 2, 64, 7", "more than"), ("*fp32, *fp32, i32, X=2", "unknown")],
+)  # fmt: skip
+def test_bad_signatures(kernel_file, signature, match):
+    with pytest.raises(UsageError, match=match):
+        parse_signature(_kernel(kernel_file), signature)
+
+
+def test_cli_writes_tile_ir_and_llvm_ir(kernel_file, capsys, tmp_path):
+    ref = f"{kernel_file}:scale"
+    assert (
+        cli.main(["compile", ref, "-s", "*fp32:16, *fp32:16, i32, FACTOR=3", "--stage", "tir"]) == 0
+    )
+    assert "func {sym_name = 'scale'}" in capsys.readouterr().out
+    out = tmp_path / "scale.ll"
+    assert (
+        cli.main(["compile", ref, "-s", "*fp32, *fp32, i32, 3", "--stage", "llir", "-o", str(out)])
+        == 0
+    )
+    assert "define" in out.read_text()
+
+
+def test_cli_reports_usage_errors(kernel_file, capsys):
+    assert cli.main(["compile", f"{kernel_file}:nope", "-s", "i32"]) == 2
+    assert "no attribute 'nope'" in capsys.readouterr().err
+    assert cli.main(["compile", f"{kernel_file}:scale", "-s", "*fp32, *fp32, i32, 3",
+                     "--stage", "ptx"]) == 2  # fmt: skip
+    assert "not ptx" in capsys.readouterr().err
+
+
+def test_python_api_compiles_for_the_cpu(kernel_file):
+    compiled = tilec.compile(_kernel(kernel_file), "*fp32:16, *fp32:16, i32, FACTOR=2", num_warps=2)
+    assert compiled.metadata.options.num_warps == 2
+    assert {"tir", "llir", "obj"} <= set(compiled.asm)
