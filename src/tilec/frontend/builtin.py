@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import TileTypeError, UsageError
 
-METHODS: dict[str, Builtin] = {}
+METHODS: dict[str, Any] = {}  # method name → Builtin or tl library function
 
 
 class Builtin:

@@ -245,12 +245,13 @@ class FunctionCodegen:
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
         x = unwrap(self.expr(node.operand))
         if not is_runtime(x):
-            return {
+            py_unary: dict[type, Any] = {
                 ast.UAdd: operator.pos,
                 ast.USub: operator.neg,
                 ast.Not: operator.not_,
                 ast.Invert: operator.invert,
-            }[type(node.op)](x)
+            }
+            return py_unary[type(node.op)](x)
         if isinstance(node.op, ast.UAdd):
             return x
         if isinstance(node.op, ast.USub):

@@ -74,7 +74,7 @@ def load_pointers(
     if unwrap(other) is not None:
         other_t = unwrap(other)
         if other_t is not None and not isinstance(other_t, Tensor):
-            other_t = S.constant(ctx.b, other_t, elem)
+            other_t = S.constant(ctx.b, other_t, elem)  # type: ignore[arg-type]
         o = S.broadcast_to(ctx.b, S.cast(ctx.b, other_t, elem), ptr.shape)
         if o.shape and not ptr.shape:
             raise TileTypeError("load's other cannot be a tile when the pointer is a scalar")

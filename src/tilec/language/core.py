@@ -120,6 +120,8 @@ class range:
         warp_specialize: Any = False,
         disable_licm: Any = False,
     ) -> None:
+        self.start: Any
+        self.end: Any
         self.start, self.end = (0, arg1) if arg2 is None else (arg1, arg2)
         self.step = 1 if step is None else step
         self.num_stages = num_stages
@@ -144,7 +146,8 @@ class static_range:
         from ..errors import ConstexprError
 
         bounds = (0, arg1) if arg2 is None else (arg1, arg2)
-        self.start, self.end = bounds
+        self.start: Any = bounds[0]
+        self.end: Any = bounds[1]
         self.step = 1 if step is None else step
         for v in (self.start, self.end, self.step):
             if not isinstance(v, int) or isinstance(v, bool):

@@ -4,6 +4,8 @@ The rounds, constants, seed split and float conversion follow Triton's ``tl.rand
 the same (seed, offset) gives bit-identical integers and uniform floats.
 """
 
+# mypy: ignore-errors
+# (tl code: run by the frontend, where tensors have methods mypy cannot see)
 from __future__ import annotations
 
 from . import core as tl

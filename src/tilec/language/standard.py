@@ -5,6 +5,8 @@ narrower than 32 bits accumulates in (u)int32; ``max``/``min`` compute sub-32-bi
 fp32/int32; ``argmax``/``argmin`` break ties toward the lower index.
 """
 
+# mypy: ignore-errors
+# (tl code: run by the frontend, where tensors have methods mypy cannot see)
 from __future__ import annotations
 
 from ..ir import types as _types
