@@ -228,3 +228,22 @@ def struct_attribute(obj: Any, attr: str) -> Any:
     if isinstance(obj, BlockPointer) and attr in ("block_shape", "order"):
         return getattr(obj, attr)
     raise TileTypeError(f"{type(obj).__name__} has no attribute '{attr}'")
+
+
+@builtin()
+def load_tensor_descriptor(ctx: Any, desc: Any, offsets: Any) -> Tensor:
+    """``tl.load_tensor_descriptor(desc, offsets)``: the same as ``desc.load(offsets)``."""
+    return _descriptor_load.impl(ctx, _descriptor(desc), offsets)
+
+
+@builtin()
+def store_tensor_descriptor(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
+    """``tl.store_tensor_descriptor(desc, offsets, value)``: ``desc.store(offsets, value)``."""
+    _descriptor_store.impl(ctx, _descriptor(desc), offsets, value)
+
+
+def _descriptor(desc: Any) -> TensorDescriptor:
+    d = unwrap(desc)
+    if not isinstance(d, TensorDescriptor):
+        raise TileTypeError(f"expected a tensor descriptor, got {S.describe(d)}")
+    return d

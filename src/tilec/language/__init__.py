@@ -45,6 +45,8 @@ from .standard import (
     cumprod,
     cumsum,
     full_like,
+    gather,
+    histogram,
     max,
     min,
     sigmoid,
@@ -60,11 +62,32 @@ from .standard import (
 bool_ = int1
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
+# Triton names tilec does not implement: using one in a kernel is a clear compile error.
+_UNSUPPORTED = {
+    "dot_scaled": "tl.dot_scaled (microscaled fp8/fp4 dot)",
+    "inline_asm_elementwise": "tl.inline_asm_elementwise (inline PTX)",
+    "map_elementwise": "tl.map_elementwise",
+    "float8e4nv": "fp8 dtypes (tl.float8e4nv)",
+    "float8e5": "fp8 dtypes (tl.float8e5)",
+    "float8e4b15": "fp8 dtypes (tl.float8e4b15)",
+    "float8e4b8": "fp8 dtypes (tl.float8e4b8)",
+    "float8e5b16": "fp8 dtypes (tl.float8e5b16)",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _UNSUPPORTED:
+        from ..errors import UnsupportedFeature
+
+        raise UnsupportedFeature(f"{_UNSUPPORTED[name]} is not supported by tilec")
+    raise AttributeError(f"module 'tilec.language' has no attribute {name!r}")
+
+
 __all__ = [
     *_core_all,
     "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "bfloat16", "block_type", "bool_", "cdiv",
     "constexpr", "cumprod", "cumsum", "dtype", "extra", "float16", "float32", "float64",
-    "full_like", "int1", "int8", "int16", "int32", "int64", "math", "max", "min",
+    "full_like", "gather", "histogram", "int1", "int8", "int16", "int32", "int64", "math", "max", "min",
     "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
     "swizzle2d", "topk", "uint8", "uint16", "uint32", "uint64", "uint_to_uniform_float",

@@ -20,7 +20,11 @@ from ..frontend.builtins_atomic import (
     atomic_xchg,
     atomic_xor,
 )
-from ..frontend.builtins_blockptr import advance, make_block_ptr, make_tensor_descriptor
+from ..frontend.builtins_blockptr import (
+    advance,
+    make_block_ptr,
+    make_tensor_descriptor,
+)
 from ..frontend.builtins_debug import (
     assume,
     debug_barrier,

@@ -260,3 +260,32 @@ def topk(x, k: constexpr, dim: constexpr = None):
     )
     tl.static_assert(len(x.shape) <= 2, "topk supports 1-D and 2-D tiles")
     return _gather_by_rank(x, _rank(x, True), k)
+
+
+@library(member=True)
+def histogram(input, num_bins: constexpr, mask=None):
+    # counts of the values 0 .. num_bins-1 (values outside the range are not counted)
+    x = tl.ravel(input)
+    hit = x[:, None] == tl.arange(0, num_bins)[None, :]
+    if mask is not None:
+        hit = hit & tl.ravel(mask)[:, None]
+    return sum(hit.to(tl.int32), 0)
+
+
+@library(member=True)
+def gather(src, index, axis: constexpr):
+    # out[i] = src[index[i]] along `axis` of a 1-D or 2-D tile (exact: one selected value)
+    tl.static_assert(len(src.shape) == len(index.shape), "gather needs src and index of one rank")
+    tl.static_assert(len(src.shape) <= 2, "gather supports 1-D and 2-D tiles")
+    bits = src.to(_int_of(src.dtype), bitcast=True)
+    if len(src.shape) == 1:
+        hit = index[:, None] == tl.arange(0, src.shape[0])[None, :]
+        picked = tl.where(hit, bits[None, :], 0)
+        return xor_sum(picked, 1).to(src.dtype, bitcast=True)
+    if axis == 0:
+        hit = index[:, :, None] == tl.arange(0, src.shape[0])[None, None, :]
+        picked = tl.where(hit, tl.trans(bits)[None, :, :], 0)
+        return xor_sum(picked, 2).to(src.dtype, bitcast=True)
+    hit = index[:, :, None] == tl.arange(0, src.shape[1])[None, None, :]
+    picked = tl.where(hit, bits[:, None, :], 0)
+    return xor_sum(picked, 2).to(src.dtype, bitcast=True)

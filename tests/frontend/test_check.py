@@ -1,0 +1,121 @@
+"""Unsupported Python syntax is rejected before any IR is generated, at the construct."""
+
+from __future__ import annotations
+
+import pytest
+
+import tilec.language as tl
+from support.build import build
+from tilec.errors import UnsupportedSyntax
+
+G = 0
+
+
+def k_class(p):
+    class A:
+        pass
+
+
+def k_with(p):
+    with open("x"):
+        pass
+
+
+def k_yield(p):
+    yield p
+
+
+def k_global(p):
+    global G
+    G = 1
+
+
+def k_del(p):
+    x = 1
+    del x
+
+
+def k_import(p):
+    import math  # noqa: F401
+
+
+def k_listcomp(p):
+    return [i for i in range(3)]
+
+
+def k_dict(p):
+    d = {"a": 1}  # noqa: F841
+
+
+def k_set(p):
+    s = {1, 2}  # noqa: F841
+
+
+def k_walrus(p):
+    if (n := 3) > 2:
+        tl.store(p, n)
+
+
+def k_starcall(p):
+    args = (p, 1.0)
+    tl.store(*args)
+
+
+def k_kwcall(p):
+    tl.store(p, 1.0, **p)
+
+
+def k_while_else(p):
+    i = 0
+    while i < 3:
+        i += 1
+    else:
+        pass
+
+
+def k_nested_def(p):
+    def inner():
+        return 1
+
+    return inner
+
+
+def k_varargs(p, *rest):
+    pass
+
+
+def k_raise(p):
+    raise ValueError("no")
+
+
+@pytest.mark.parametrize(
+    ("fn", "what"),
+    [
+        (k_class, "class definitions are not supported in kernels"),
+        (k_with, "with statements are not supported in kernels"),
+        (k_yield, "yield (generators) are not supported in kernels"),
+        (k_global, "global statements are not supported in kernels"),
+        (k_del, "del statements are not supported in kernels"),
+        (k_import, "import statements are not supported in kernels"),
+        (k_listcomp, "list comprehensions are not supported in kernels"),
+        (k_dict, "dict displays are not supported in kernels"),
+        (k_set, "set displays are not supported in kernels"),
+        (k_walrus, "assignment expressions (:=) are not supported in kernels"),
+        (k_starcall, "star-arguments (*args) are not supported in kernels"),
+        (k_kwcall, "**keyword arguments are not supported in kernels"),
+        (k_while_else, "else clauses on loops are not supported in kernels"),
+        (k_nested_def, "nested function definitions are not supported in kernels"),
+        (k_raise, "raise statements are not supported in kernels"),
+    ],
+)
+def test_rejected_before_codegen(fn, what):
+    with pytest.raises(UnsupportedSyntax) as info:
+        build(fn, "*fp32")
+    assert info.value.message == what
+    assert info.value.loc.line > fn.__code__.co_firstlineno
+
+
+def test_star_parameters():
+    with pytest.raises(UnsupportedSyntax) as info:
+        build(k_varargs, "*fp32")
+    assert info.value.message == "*args and **kwargs parameters are not supported in kernels"
