@@ -37,7 +37,7 @@ class KernelMetadata:
     target: Target
     options: CompileOptions
     params: tuple[ArgSpec, ...]  # runtime parameters only, in launch order
-    shared: int = 0  # bytes of (static) shared memory
+    shared: int = 0  # bytes of shared memory the launch must pass (dynamic, as in Triton)
     n_regs: int = 0
     n_spills: int = 0
     asserts: tuple[AssertInfo, ...] = ()

@@ -108,8 +108,11 @@ class CudaDriver:
         fn = check(cu.cuModuleGetFunction(module, compiled.metadata.symbol.encode()), "cuModuleGetFunction")
         fa = cu.CUfunction_attribute
         regs = check(cu.cuFuncGetAttribute(fa.CU_FUNC_ATTRIBUTE_NUM_REGS, fn), "cuFuncGetAttribute")
-        shared = check(cu.cuFuncGetAttribute(fa.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn), "cuFuncGetAttribute")
-        return LoadedKernel(module, fn, int(fn), compiled, int(regs), compiled.metadata.n_spills, int(shared))
+        shared = compiled.metadata.shared  # dynamic: the launch passes it
+        if shared > 48 * 1024:  # above 48 KiB a kernel must opt in
+            check(cu.cuFuncSetAttribute(fn, fa.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared),
+                  "cuFuncSetAttribute")
+        return LoadedKernel(module, fn, int(fn), compiled, int(regs), compiled.metadata.n_spills, shared)
 
 
 _CTYPES = {
@@ -158,5 +161,5 @@ def launch(kernel: LoadedKernel, grid: tuple[int, ...], args: tuple[Any, ...], s
     ptrs = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
     gx, gy, gz = (tuple(grid) + (1, 1))[:3]
     threads = kernel.num_warps * WARP_SIZE
-    check(cu.cuLaunchKernel(kernel.function, gx, gy, gz, threads, 1, 1, 0, stream,
+    check(cu.cuLaunchKernel(kernel.function, gx, gy, gz, threads, 1, 1, kernel.shared, stream,
                             ctypes.addressof(ptrs), 0), "cuLaunchKernel")

@@ -24,7 +24,8 @@ from .layout import WARP_SIZE, DimMap, Layout, register_keys
 from .layout_assign import LayoutPlan
 from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
 
-MAX_STATIC_SHARED = 48 * 1024
+# dynamic shared memory a block may use on sm_80 (163 KiB; sm_90 allows 227 KiB)
+MAX_SHARED = 160 * 1024
 Key = tuple[int, ...]
 
 
@@ -85,14 +86,10 @@ class Lowering:
         if not self.b.block.is_terminated:
             self.b.ret_void()
         self.prologue.branch(self.fn.blocks[1])
-        if self._smem is not None:
-            if self.shared_bytes > MAX_STATIC_SHARED:
-                raise UnsupportedFeature(
-                    f"kernel needs {self.shared_bytes} bytes of shared memory for layout "
-                    f"conversions (limit {MAX_STATIC_SHARED}); use smaller tiles", self.func.loc)
-            final = ir.ArrayType(I8, max(self.shared_bytes, 16))
-            self._smem.value_type = final
-            self._smem.initializer = ir.Constant(final, ir.Undefined)
+        if self.shared_bytes > MAX_SHARED:
+            raise UnsupportedFeature(
+                f"kernel needs {self.shared_bytes} bytes of shared memory for layout conversions "
+                f"(limit {MAX_SHARED}); use smaller tiles", self.func.loc)
 
     def block(self, block: Block) -> None:
         for op in block.ops:
@@ -191,12 +188,12 @@ class Lowering:
 
     # -- shared memory and conversions -------------------------------------------------------
     def smem(self, nbytes: int) -> ir.Value:
-        """The base of the scratch shared memory, grown to at least ``nbytes``."""
+        """The base of the scratch shared memory, which must hold at least ``nbytes``."""
         if self._smem is None:
-            self._smem = ir.GlobalVariable(self.module, ir.ArrayType(I8, 16), "tilec_smem", addrspace=3)
-            self._smem.linkage = "internal"
+            # dynamic shared memory, sized at launch by KernelMetadata.shared (as in Triton)
+            self._smem = ir.GlobalVariable(self.module, ir.ArrayType(I8, 0), "tilec_smem", addrspace=3)
+            self._smem.linkage = "external"
             self._smem.align = 16
-            self._smem.initializer = ir.Constant(ir.ArrayType(I8, 16), ir.Undefined)
             self._smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
         self.shared_bytes = max(self.shared_bytes, (nbytes + 15) // 16 * 16)
         return self._smem

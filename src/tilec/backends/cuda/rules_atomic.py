@@ -148,4 +148,4 @@ def _cas(L: Lowering, op: Op) -> None:
 
 RULES: dict[type, Rule] = {O.AtomicRMWOp: _rmw, O.AtomicCASOp: _cas}
 
-__all__ = ["RULES", "I32"]
+__all__ = ["I32", "RULES"]

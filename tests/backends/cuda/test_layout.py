@@ -1,0 +1,56 @@
+"""Blocked and slice layouts cover every element, and replicated elements have one owner."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tilec.backends.cuda.layout import WARP_SIZE, Layout, Slice, default_layout, expand, register_keys
+
+
+def _thread_coords(layout: Layout, shape: tuple[int, ...], lane: int, warp: int) -> list[tuple[int, ...]]:
+    """The elements one thread holds, computed the way the lowering's IR computes them."""
+    out = []
+    for key in register_keys(layout, shape):
+        coord = []
+        for dm, n, i in zip(layout.dim_maps(), shape, key):
+            tid = ((warp // dm.warp_stride) % dm.wpc) * dm.tpw + (lane // dm.lane_stride) % dm.tpw
+            coord.append((tid * dm.spt + dm.offset(i, n)) % n)
+        out.append(tuple(coord))
+    return out
+
+
+SHAPES = [(1024,), (16,), (1,), (64, 64), (16, 128), (128, 16), (2, 256), (32, 1), (1, 32), (4, 8, 16)]
+
+
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+@pytest.mark.parametrize("vec", [1, 4, 8])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_default_layout_covers_every_element_once_per_owner(shape: tuple[int, ...], vec: int, num_warps: int) -> None:
+    layout = default_layout(shape, num_warps, vec)
+    seen: dict[tuple[int, ...], int] = {}
+    for warp, lane in itertools.product(range(num_warps), range(WARP_SIZE)):
+        coords = _thread_coords(layout, shape, lane, warp)
+        assert len(set(coords)) == len(coords), "a thread holds an element twice"
+        for c in coords:
+            seen[c] = seen.get(c, 0) + 1
+    assert set(seen) == set(itertools.product(*(range(n) for n in shape)))
+    counts = set(seen.values())
+    assert len(counts) == 1, "elements are replicated unevenly"
+
+
+def test_vector_width_follows_the_fastest_dimension() -> None:
+    layout = default_layout((64, 64), 4, 4)
+    assert layout.order == (1, 0)
+    assert layout.dims[1].spt == 4 and layout.dims[0].spt == 1
+    assert layout.dims[1].tpw * layout.dims[0].tpw == WARP_SIZE
+
+
+def test_slice_then_expand_gives_the_parent_back() -> None:
+    parent = default_layout((32, 64), 4, 4)
+    sliced = Slice(parent, 1)
+    assert sliced.dim_maps() == (parent.dims[0],)
+    assert expand(sliced, 1) == parent
+    other = expand(sliced, 0)
+    assert other.dim_maps()[1] == parent.dims[0] and other.dim_maps()[0].tpw == 1
