@@ -33,7 +33,7 @@ def platform_key(facts: Facts) -> tuple[str, str]:
     return name, arch
 
 
-def check_os(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+def _os_label(facts: Facts) -> str:
     os_ = facts.os
     name, arch = platform_key(facts)
     label = {
@@ -42,44 +42,26 @@ def check_os(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         "darwin": f"macOS {os_.release}",
     }.get(os_.system, os_.system or "unknown OS")
     where = f"{label}, {arch}" + (f", {name.upper()}" if name.startswith("wsl") else "")
-    where += f", in a {os_.container} container" if os_.container else ""
-    row = policy.platform(name, arch)
+    return where + (f", in a {os_.container} container" if os_.container else "")
+
+
+def check_os(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    os_, (name, arch) = facts.os, platform_key(facts)
+    where, row = _os_label(facts), policy.platform(name, arch)
     details = (
         f"kernel {os_.release}" if os_.system == "linux" else "",
         f"glibc {os_.glibc}" if os_.glibc else "",
     )
-    if row is None:
-        yield _f(
-            "system.os",
-            Category.SYSTEM,
-            Status.FAIL,
-            f"{where}: not a platform tilec supports",
-            *details,
-            remediation=remedies.unsupported_platform(),
-        )
-    elif row.level is Level.UNSUPPORTED:
-        yield _f(
-            "system.os",
-            Category.SYSTEM,
-            Status.FAIL,
-            f"{where}: unsupported",
-            row.note,
-            *details,
-            remediation=remedies.unsupported_platform(),
-        )
+    if row is None or row.level is Level.UNSUPPORTED:
+        why = row.note if row else "not in the install matrix"
+        yield _f("system.os", Category.SYSTEM, Status.FAIL, f"{where}: unsupported", why, *details,
+                 remediation=remedies.unsupported_platform())  # fmt: skip
+    elif name == "wsl1":
+        yield _f("system.os", Category.SYSTEM, Status.WARN, f"{where}: no GPU access in WSL1",
+                 *details, remediation=remedies.wsl1(), scenario=8)  # fmt: skip
     elif row.level is Level.EXPERIMENTAL:
         yield _f(
             "system.os", Category.SYSTEM, Status.WARN, f"{where}: experimental", row.note, *details
-        )
-    elif name == "wsl1":
-        yield _f(
-            "system.os",
-            Category.SYSTEM,
-            Status.WARN,
-            f"{where}: no GPU access in WSL1",
-            *details,
-            remediation=remedies.wsl1(),
-            scenario=8,
         )
     else:
         yield _f("system.os", Category.SYSTEM, Status.OK, where, row.note, *details)
@@ -201,13 +183,10 @@ def check_python(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         yield _f("python.version", Category.PYTHON, Status.OK, summary, pip, py.executable)
 
 
-def check_tilec(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+def check_launcher(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
     t = facts.tilec
-    torch = (
-        f"torch {t.torch_version}" + (f" (CUDA {t.torch_cuda})" if t.torch_cuda else "")
-        if t.torch_version
-        else ""
-    )
+    torch = f"torch {t.torch_version}" if t.torch_version else ""
+    torch += f" (CUDA {t.torch_cuda})" if t.torch_cuda else ""
     if t.launcher_native:
         yield _f(
             "tilec.launcher",
@@ -216,37 +195,28 @@ def check_tilec(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
             f"tilec {t.version}, native launcher",
             torch,
         )
-    else:
-        status = Status.OK if "TILEC_DISABLE_LAUNCHER" in t.launcher_reason else Status.WARN
-        yield _f(
-            "tilec.launcher",
-            Category.TILEC,
-            status,
-            f"tilec {t.version}, ctypes launcher fallback (slower launches)",
-            t.launcher_reason,
-            torch,
-            remediation=None if status is Status.OK else remedies.reinstall_tilec(),
-        )
-    if not t.cache_writable:
-        yield _f(
-            "tilec.cache",
-            Category.TILEC,
-            Status.WARN,
-            f"cache directory {t.cache_dir} is not writable",
-            t.cache_error,
-            remediation=remedies.cache_dir(),
-            scenario=26,
-        )
-    else:
+        return
+    disabled = "TILEC_DISABLE_LAUNCHER" in t.launcher_reason  # the user chose the fallback
+    yield _f("tilec.launcher", Category.TILEC, Status.OK if disabled else Status.WARN,
+             f"tilec {t.version}, ctypes launcher fallback (slower launches)", t.launcher_reason, torch,
+             remediation=None if disabled else remedies.reinstall_tilec())  # fmt: skip
+
+
+def check_cache(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    t = facts.tilec
+    if t.cache_writable:
         yield _f("tilec.cache", Category.TILEC, Status.OK, f"cache directory {t.cache_dir}")
-    if len(t.installed_flavours) > 1:
-        yield _f(
-            "tilec.flavours",
-            Category.TILEC,
-            Status.WARN,
-            f"several tilec distributions installed: {', '.join(t.installed_flavours)}",
-            remediation=remedies.duplicate_flavours(t.installed_flavours),
-        )
+    else:
+        yield _f("tilec.cache", Category.TILEC, Status.WARN, f"cache directory {t.cache_dir} is not writable",
+                 t.cache_error, remediation=remedies.cache_dir(), scenario=26)  # fmt: skip
+
+
+def check_flavours(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    names = facts.tilec.installed_flavours
+    if len(names) > 1:
+        yield _f("tilec.flavours", Category.TILEC, Status.WARN,
+                 f"several tilec distributions installed: {', '.join(names)}",
+                 remediation=remedies.duplicate_flavours(names))  # fmt: skip
 
 
 _KEY_FEATURES = ("avx2", "avx512f", "fma", "neon", "sve", "sve2", "fp-armv8", "amx-tile")
@@ -292,7 +262,9 @@ CHECKS: tuple[Check, ...] = (
     check_container_gpus,
     check_probes,
     check_python,
-    check_tilec,
+    check_launcher,
+    check_cache,
+    check_flavours,
     check_cpu,
     check_nvidia,
     check_toolchain,
