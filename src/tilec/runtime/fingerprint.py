@@ -84,7 +84,7 @@ def fingerprint(fn: Callable[..., Any]) -> str:
         if id(f) in seen or not hasattr(f, "__code__"):
             continue
         seen.add(id(f))
-        h.update(f"{f.__module__}.{f.__qualname__}\n{_source(f)}\n".encode())
+        h.update(f"{f.__qualname__}\n{_source(f)}\n".encode())
         for name, value in _dependencies(f):
             if _is_jit(value):
                 h.update(f"jit {name}\n".encode())
