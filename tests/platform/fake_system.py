@@ -47,6 +47,7 @@ class FakeSystem(System):
     interp: Interpreter = field(default_factory=py)
     sysctls: dict[str, str] = field(default_factory=dict)
     registry: dict[str, int] = field(default_factory=dict)
+    native_machine: str = ""
     glibc: str = "2.39"
     cores: int = 16
     sites: tuple[str, ...] = (SITE,)
@@ -108,6 +109,9 @@ class FakeSystem(System):
 
     def windows_build(self) -> int:
         return int(self.uname_[1].split(".")[-1]) if self.uname_[0] == "Windows" else 0
+
+    def windows_native_machine(self) -> str:
+        return self.native_machine
 
     def windows_registry_dword(self, key: str, name: str) -> int | None:
         return self.registry.get(name)

@@ -45,7 +45,7 @@ CASES = {
     ),
     "macos14-arm64": Expect(machines.macos14_arm64, Status.OK, "cpu", "apple-m3"),
     "macos-rosetta": Expect(
-        machines.macos_rosetta, Status.WARN, "cpu", "westmere", "system.rosetta", "native arm64 Python"
+        machines.macos_rosetta, Status.WARN, "cpu", "westmere", "system.emulation", "native arm64 Python"
     ),
     "linux-gtx1080": Expect(
         machines.linux_gtx1080, Status.FAIL, "cpu", "znver4", "nvidia.compute_capability",

@@ -215,3 +215,31 @@ def test_toolkit_libdevice_without_version_json_takes_its_ptxas_version() -> Non
         "CUDA_HOME",
         "13.0.88",
     )
+
+
+@pytest.mark.parametrize(
+    ("files", "cores"),
+    [
+        ({"/sys/fs/cgroup/cpu.max": "250000 100000\n"}, 3),
+        ({"/sys/fs/cgroup/cpu.max": "max 100000\n"}, 0),
+        (
+            {
+                "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "200000\n",
+                "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n",
+            },
+            2,
+        ),
+        (
+            {
+                "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "-1\n",
+                "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n",
+            },
+            0,
+        ),
+        ({}, 0),
+    ],
+)
+def test_cgroup_cpu_quota(files: dict, cores: int) -> None:
+    facts = probes.gather(FakeSystem(files=files))
+    assert facts.cpu.quota_cores == cores
+    assert facts.cpu.cores_text == (f"16 cores, {cores} by cgroup quota" if cores else "16 cores")

@@ -172,3 +172,11 @@ def test_llvmlite_older_than_required() -> None:
     f = _finding(sys, "cpu.llvmlite")
     assert f.status is Status.FAIL and "older than tilec needs (llvmlite ≥ 0.50)" in f.summary
     assert 'pip install --force-reinstall "llvmlite>=0.50"' in _remedy(f)
+
+
+def test_x64_python_emulated_on_windows_on_arm() -> None:
+    sys = machines.windows11_rtx3060()
+    sys.native_machine = "ARM64"
+    f = _finding(sys, "system.emulation")
+    assert f.status is Status.WARN and "emulated on ARM64 Windows" in f.summary
+    assert "ARM64 build of Python" in _remedy(f)

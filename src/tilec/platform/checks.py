@@ -20,7 +20,7 @@ from .gpu_checks import (
     check_other_gpus,
     check_toolchain,
 )
-from .matrix import Level, SupportPolicy, load_policy, version_tuple
+from .matrix import Level, SupportPolicy, load_policy, normalize_arch, version_tuple
 
 Check = Callable[[Facts, SupportPolicy], Iterable[Finding]]
 
@@ -93,16 +93,16 @@ def check_libc(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         )
 
 
-def check_rosetta(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
-    if facts.os.rosetta:
-        yield _f(
-            "system.rosetta",
-            Category.SYSTEM,
-            Status.WARN,
-            "this Python runs under Rosetta 2 (x86-64 on Apple Silicon)",
-            remediation=remedies.native_python_on_apple_silicon(),
-            scenario=28,
-        )
+def check_emulation(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    os_ = facts.os
+    if os_.rosetta:
+        yield _f("system.emulation", Category.SYSTEM, Status.WARN,
+                 "this Python runs under Rosetta 2 (x86-64 on Apple Silicon)",
+                 remediation=remedies.native_python_on_apple_silicon(), scenario=28)  # fmt: skip
+    elif os_.native_machine and normalize_arch(os_.native_machine) != normalize_arch(os_.machine):
+        yield _f("system.emulation", Category.SYSTEM, Status.WARN,
+                 f"this {os_.machine} Python is emulated on {os_.native_machine} Windows",
+                 remediation=remedies.native_python_on_windows_arm())  # fmt: skip
 
 
 def check_long_paths(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
@@ -248,7 +248,7 @@ def check_cpu(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         "cpu.llvmlite",
         Category.CPU,
         Status.OK,
-        f"{cpu.name} ({cpu.cores} cores; {features}) via llvmlite {llvm.llvmlite_version} / LLVM {llvm.llvm_version}",
+        f"{cpu.name} ({cpu.cores_text}; {features}) via llvmlite {llvm.llvmlite_version} / LLVM {llvm.llvm_version}",
         f"triple {cpu.triple}",
         f"LLVM targets: {', '.join(llvm.targets)}",
     )
@@ -257,7 +257,7 @@ def check_cpu(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
 CHECKS: tuple[Check, ...] = (
     check_os,
     check_libc,
-    check_rosetta,
+    check_emulation,
     check_long_paths,
     check_container_gpus,
     check_probes,

@@ -31,6 +31,9 @@ class OSFacts:
     wsl: int = 0  # 0 native, 1 WSL1, 2 WSL2
     wsl_lib_on_loader_path: bool = False  # /usr/lib/wsl/lib on LD_LIBRARY_PATH or ld.so.conf
     windows_build: int = 0
+    native_machine: str = (
+        ""  # Windows: the hardware under an emulated interpreter (IsWow64Process2)
+    )
     long_paths: bool | None = None  # Windows LongPathsEnabled; None where it does not apply
     apple_silicon: bool = False
     rosetta: bool = False  # this process is an x86-64 binary translated by Rosetta 2
@@ -54,8 +57,15 @@ class PythonFacts:
 class CPUFacts:
     name: str = ""  # LLVM host CPU name (znver4, apple-m1, neoverse-v2 ...)
     features: tuple[str, ...] = ()  # enabled LLVM features, without the '+'
-    cores: int = 0
+    cores: int = 0  # CPUs this process may run on
+    quota_cores: int = 0  # a cgroup CPU quota rounded up to whole CPUs (0 = no quota)
     triple: str = ""
+
+    @property
+    def cores_text(self) -> str:
+        """'16 cores', or '16 cores, 2 by cgroup quota' when a container limits CPU time."""
+        quota = f", {self.quota_cores} by cgroup quota" if 0 < self.quota_cores < self.cores else ""
+        return f"{self.cores} cores{quota}"
 
 
 @dataclass(frozen=True)

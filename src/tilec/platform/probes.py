@@ -118,6 +118,7 @@ def os_facts(system: System) -> OSFacts:
             release=release,
             machine=machine,
             windows_build=system.windows_build(),
+            native_machine=system.windows_native_machine(),
             long_paths=None if long_paths is None else long_paths == 1,
         )
     if name == "darwin":
@@ -156,9 +157,27 @@ def python_facts(system: System) -> PythonFacts:
     )
 
 
+def cgroup_quota_cores(system: System) -> int:
+    """CPUs granted by a cgroup CPU quota (v2 cpu.max, else v1 cfs files), rounded up; 0 = none."""
+    fields = (system.read_text("/sys/fs/cgroup/cpu.max") or "").split()
+    if len(fields) != 2:
+        v1 = "/sys/fs/cgroup/cpu/cpu.cfs_"
+        fields = [
+            _read_first_line(system, v1 + "quota_us"),
+            _read_first_line(system, v1 + "period_us"),
+        ]
+    quota, period = fields
+    if not quota.isdigit() or not period.isdigit() or int(period) == 0:
+        return 0  # "max" or -1: no quota
+    return -(-int(quota) // int(period))
+
+
 def cpu_and_llvm(system: System) -> tuple[CPUFacts, LLVMFacts]:
     llvm, host = system.llvm()
-    return CPUFacts(host.name, host.features, system.cpu_count(), host.triple), llvm
+    cpu = CPUFacts(
+        host.name, host.features, system.cpu_count(), cgroup_quota_cores(system), host.triple
+    )
+    return cpu, llvm
 
 
 def _driver_version(system: System, nvml: DriverQuery) -> tuple[str, str]:

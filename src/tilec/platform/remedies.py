@@ -114,6 +114,14 @@ def native_python_on_apple_silicon() -> Remediation:
     )
 
 
+def native_python_on_windows_arm() -> Remediation:
+    return _R(
+        "Emulated x64 code runs slower and compiles kernels for the emulated CPU. Install the "
+        "ARM64 build of Python from python.org and reinstall tilec there (CPU backend only: "
+        "NVIDIA ships no CUDA for Windows on Arm)."
+    )
+
+
 def python_64bit() -> Remediation:
     return _R("Install a 64-bit Python: tilec, llvmlite and CUDA ship only 64-bit builds.")
 

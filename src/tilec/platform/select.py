@@ -220,7 +220,7 @@ def _cpu_selection(facts: Facts, cuda: Finding | None, policy: SupportPolicy) ->
         features=cpu.features,
         ptx_version=None,
         cubin_route="",
-        device=f"{cpu.name} ({cpu.cores} cores, {cpu.triple})" if cpu.name else "unknown CPU",
+        device=f"{cpu.name} ({cpu.cores_text}, {cpu.triple})" if cpu.name else "unknown CPU",
         reason=reason,
         install=install_line(facts, policy),
         works=works,

@@ -145,6 +145,18 @@ class System:
         getwv = getattr(sys, "getwindowsversion", None)
         return int(getwv().build) if getwv is not None else 0
 
+    def windows_native_machine(self) -> str:
+        """The hardware's architecture even when this interpreter is emulated (IsWow64Process2)."""
+        try:
+            kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined,unused-ignore]
+            process, native = ctypes.c_ushort(0), ctypes.c_ushort(0)
+            handle = kernel32.GetCurrentProcess()
+            if not kernel32.IsWow64Process2(handle, ctypes.byref(process), ctypes.byref(native)):
+                return ""
+        except (AttributeError, OSError):
+            return ""
+        return {0x8664: "AMD64", 0xAA64: "ARM64", 0x14C: "x86"}.get(native.value, hex(native.value))
+
     def windows_registry_dword(self, key: str, name: str) -> int | None:
         try:
             import winreg  # type: ignore[import-not-found,unused-ignore]
