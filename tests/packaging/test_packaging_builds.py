@@ -53,20 +53,25 @@ def test_no_c_compiler_gives_a_pure_wheel_with_a_warning(tmp_path):
 
 
 def test_pip_install_in_a_fresh_venv(tmp_path):
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # only the venv's tilec
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     bindir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
     python = str(bindir / "python")
     pip = [python, "-m", "pip", "install", "-q", "--no-deps", str(ROOT)]
     pip.append(f"--config-settings=build-dir={tmp_path / 'build'}")
-    run = subprocess.run(pip, capture_output=True, text=True, cwd=tmp_path)
+    run = subprocess.run(pip, capture_output=True, text=True, cwd=tmp_path, env=clean)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     check = subprocess.run(
         [python, "-c", "import tilec._launcher as m; print(m.__file__)"],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True, text=True, cwd=tmp_path, env=clean,
     )  # fmt: skip
     assert check.returncode == 0 and "site-packages" in check.stdout, check.stderr
     version = subprocess.run(
-        [str(bindir / "tilec"), "--version"], capture_output=True, text=True, cwd=tmp_path
+        [str(bindir / "tilec"), "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean,
     )
     assert version.stdout.strip() == f"tilec {tilec.__version__}"
