@@ -107,9 +107,11 @@ def test_hints_and_debug_ops():
 
 
 def test_builtins_refuse_to_run_outside_kernels():
-    with pytest.raises(UsageError, match="tl.load can only be called inside a @tilec.jit kernel"):
+    with pytest.raises(
+        UsageError, match=r"tl\.load can only be called inside a @tilec\.jit kernel"
+    ):
         tl.load(None)
-    with pytest.raises(UsageError, match="tl.softmax can only be called"):
+    with pytest.raises(UsageError, match=r"tl\.softmax can only be called"):
         tl.softmax(None)
 
 

@@ -27,7 +27,7 @@ def k_runtime_if(p, n):
     y = 0
     if n > 3:
         x = 2.0
-        z = 5  # defined on one path only: not merged
+        z = 5  # noqa: F841 - defined on one path only: not merged
     else:
         y = n
     tl.store(p, x + y)
