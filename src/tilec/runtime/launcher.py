@@ -52,7 +52,7 @@ class LauncherStatus:
     reason: str
 
 
-def arg_code(t: T.Type) -> bytes:
+def arg_code(t: T.Type | None) -> bytes:
     """The one-byte type code with which a kernel parameter of IR type ``t`` is packed."""
     if isinstance(t, T.PointerType):
         return POINTER_CODE
@@ -61,7 +61,7 @@ def arg_code(t: T.Type) -> bytes:
     raise LaunchError(f"no launch type code for a parameter of type {t}")
 
 
-def arg_codes(types: Iterable[T.Type]) -> bytes:
+def arg_codes(types: Iterable[T.Type | None]) -> bytes:
     """The type codes of a kernel's runtime parameters, in order."""
     return b"".join(arg_code(t) for t in types)
 
