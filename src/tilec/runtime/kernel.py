@@ -177,10 +177,13 @@ class CudaKernel(LaunchedKernel):
         super().__init__(compiled, loaded, all_params)
         runtime = [all_params[i] for i in self._pick]
         self._codes = b"".join(launcher.arg_code(p.type) for p in runtime)
-        self._function = int(loaded.function)
+        handle = getattr(loaded, "handle", None)
+        self._function = int(handle if handle is not None else loaded.function)
         self._block = (32 * compiled.metadata.options.num_warps, 1, 1)
-        self._shared = compiled.metadata.shared
-        self._launch = launcher.launch_cuda
+        # metadata.shared is the kernel's static shared memory, which the module already
+        # declares; a launch passes only dynamic shared memory, which tilec kernels do not use.
+        self._shared = 0
+        self._launch = launcher.load_cuda()  # libcuda's launch function, without dispatch
         pick = self._pick
         self._select = (
             (lambda v: tuple(v[i] for i in pick)) if len(pick) != len(all_params) else tuple

@@ -1,0 +1,114 @@
+"""The runtime on a real GPU (marked gpu): torch CUDA tensors pick the CUDA backend, warm
+launches reuse the kernel, autotuning and do_bench time with CUDA events."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+from tilec import config
+from tilec.errors import UsageError
+
+
+def _gpu() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not _gpu(), reason="needs an NVIDIA GPU and torch"),
+]
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path):
+    with config.override(cache_dir=tmp_path / "cache", backend=None):
+        yield
+
+
+@tilec.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+             mask=mask)  # fmt: skip
+
+
+def _inputs(n):
+    import torch
+
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    return x, y, torch.full((n,), float("nan"), device="cuda")
+
+
+@pytest.mark.parametrize("n", [1, 1000, 1 << 20])
+def test_vector_add_on_cuda_tensors(n):
+    x, y, out = _inputs(n)
+    kernel = add_kernel[lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)](x, y, out, n, BLOCK=1024)
+    assert kernel.metadata.target.kind == "cuda"
+    expected = x.double().cpu().numpy() + y.double().cpu().numpy()
+    np.testing.assert_allclose(out.cpu().numpy(), expected, rtol=1e-6)
+
+
+def test_launch_options_and_num_warps():
+    x, y, out = _inputs(4096)
+    kernel = add_kernel[(4,)](x, y, out, 4096, BLOCK=1024, num_warps=8)
+    assert kernel.metadata.options.num_warps == 8
+    np.testing.assert_allclose(out.cpu().numpy(), (x + y).cpu().numpy(), rtol=1e-6)
+
+
+def test_host_and_device_arrays_do_not_mix():
+    x, y, out = _inputs(16)
+    with pytest.raises(UsageError, match="different devices"):
+        add_kernel[(1,)](x, y.cpu(), out, 16, BLOCK=16)
+
+
+def test_driver_active_is_the_gpu():
+    from tilec.runtime import driver
+
+    driver.reset_active()
+    try:
+        target = driver.active.get_current_target()
+        assert target.backend == "cuda" and isinstance(target.arch, int) and target.warp_size == 32
+        props = driver.active.utils.get_device_properties(0)
+        assert props["multiprocessor_count"] > 0
+    finally:
+        driver.reset_active()
+
+
+def test_do_bench_with_cuda_events():
+    x, y, out = _inputs(1 << 22)
+    ms = tilec.testing.do_bench(lambda: add_kernel[(4096,)](x, y, out, 1 << 22, BLOCK=1024),
+                                warmup=5, rep=20, device="cuda")  # fmt: skip
+    assert 0 < ms < 10
+
+
+def _repeat(x_ptr, out_ptr, n, BLOCK: tl.constexpr, REPEAT: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for _ in range(REPEAT):
+        acc += tl.sqrt(x * x + 1.0)
+    tl.store(out_ptr + offs, acc / REPEAT, mask=mask)
+
+
+def test_autotune_picks_the_fastest_config_on_gpu():
+    import torch
+
+    configs = [tilec.Config({"BLOCK": 1024, "REPEAT": r}) for r in (512, 1)]
+    kernel = tilec.autotune(configs=configs, key=["n"], warmup=5, rep=20)(tilec.jit(_repeat))
+    n = 1 << 22
+    x = torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    kernel[lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)](x, out, n)
+    assert kernel.best_config.kwargs["REPEAT"] == 1, kernel.configs_timings
+    expected = torch.sqrt(x.double() ** 2 + 1)
+    torch.testing.assert_close(out.double(), expected, rtol=1e-5, atol=1e-5)
