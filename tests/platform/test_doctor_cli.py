@@ -151,3 +151,19 @@ def test_smoke_kernel_source_is_valid_python(backend: str) -> None:
     from tilec.platform.smoke import kernel_source
 
     ast.parse(kernel_source(backend))
+
+
+def test_json_stays_valid_on_a_console_that_cannot_encode_unicode(tmp_path) -> None:
+    path = tmp_path / "t4.json"
+    path.write_text(
+        json.dumps(doctor.render_json(doctor.build_report(gather(machines.linux_driver_470()))))
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "tilec", "doctor", "--json", "--facts", str(path)],
+        capture_output=True,
+        env={"PYTHONPATH": str(SRC), "PYTHONIOENCODING": "cp1252"},
+        timeout=120,
+    )
+    report = json.loads(out.stdout.decode("cp1252"))
+    remedies = [f["remediation"]["text"] for f in report["findings"] if f["remediation"]]
+    assert any("≥ 525.60.13" in text for text in remedies)

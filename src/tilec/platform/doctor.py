@@ -206,7 +206,10 @@ def main(
             file=sys.stderr,
         )
     if as_json:
-        print(json.dumps(render_json(report), indent=2, ensure_ascii=False))
+        text = json.dumps(render_json(report), indent=2, ensure_ascii=False)
+        if encodable(text, sys.stdout) != text:  # keep it valid JSON on legacy consoles
+            text = json.dumps(render_json(report), indent=2)
+        print(text)
     else:
         print(encodable(render_text(report, verbose), sys.stdout))
     return report.exit_code
