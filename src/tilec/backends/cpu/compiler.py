@@ -29,7 +29,7 @@ class CpuCompiler:
         host = machine.host_cpu()
         triple = target.triple or host.triple
         tm = machine.target_machine(triple, target.arch or "generic", target.features)
-        llmod, symbol, asserts = build_module(func, triple, str(tm.target_data))
+        llmod, symbol, asserts = build_module(func, triple, str(tm.target_data), target.features)
         ref = machine.parse_and_verify(llmod, tm, triple)
         machine.optimize(ref, tm, 3)
         asm: dict[str, str | bytes] = {

@@ -34,8 +34,11 @@ RECOMPUTE_LIMIT = 6
 class Lowering:
     """Lowers one FuncOp's body into ``fn``: ``fn(args, px, py, pz, gx, gy, gz, status)``."""
 
-    def __init__(self, func: FuncOp, fn: ir.Function, rules: dict[type, Rule]):
+    def __init__(
+        self, func: FuncOp, fn: ir.Function, rules: dict[type, Rule], vector_width: int = 8
+    ):
         self.func = func
+        self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
         self.fn = fn
         self.rules = rules
         self.env: dict[Value, Lowered] = {}

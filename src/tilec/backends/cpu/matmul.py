@@ -1,7 +1,9 @@
 """The CPU matrix-multiply kernel used by DotOp: C += A @ B on row-major stack buffers.
 
-Loop order i, k, j keeps the innermost loop contiguous in B and C, so LLVM vectorizes it with
-fused multiply-adds; rank-3 operands loop over the batch first.
+fp32 uses a register-tiled micro-kernel: an MR x (NV*VL) block of C stays in SIMD registers
+(VL = the host's float vector width) while k runs, each step one broadcast of A times NV vectors
+of B with fused multiply-adds. Other types (and odd shapes) use an i-k-j loop whose contiguous
+innermost loop LLVM vectorizes. Rank-3 operands loop over the batch first.
 """
 
 from __future__ import annotations
@@ -13,20 +15,83 @@ from ..llvm.intrinsics import call_same
 from .lower import Lowering
 from .nest import counted_loop
 from .scalar import cast, to_compute
-from .tiles import BufferTile, Scope
+from .tiles import BufferTile, MapTile, Scope
 
 
-def _widen(b: ir.IRBuilder, x: ir.Value, buf: BufferTile, work: BufferTile) -> ir.Value:
+def vector_width(features: str) -> int:
+    """fp32 lanes of the widest SIMD register the target has."""
+    if "+avx512f" in features:
+        return 16
+    if "+avx" in features or "+avx2" in features:
+        return 8
+    return 4
+
+
+def _as_work(lw: Lowering, buf: BufferTile, work: BufferTile) -> BufferTile:
+    """``buf`` converted to the accumulator's element type (one pass, so the kernel is uniform)."""
+    if buf.elem == work.elem:
+        return buf
     src, dst = buf.elem, work.elem
-    if src == dst:
-        return x
-    if src.is_floating():  # type: ignore[union-attr]
-        x = to_compute(b, x, src)  # type: ignore[arg-type]
-        return b.fpext(x, T.f64) if dst.name == "fp64" and x.type != T.f64 else x  # type: ignore[union-attr]
-    return cast(b, x, src, dst)
+
+    def widen(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
+        if src.is_floating():  # type: ignore[union-attr]
+            x = to_compute(b, v[0], src)  # type: ignore[arg-type]
+            return b.fpext(x, T.f64) if dst.name == "fp64" and x.type != T.f64 else x  # type: ignore[union-attr]
+        return cast(b, v[0], src, dst)
+
+    return lw.materialize(MapTile(buf.shape, dst, [buf], widen))
 
 
 def matmul(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
+    a, bm = _as_work(lw, a, c), _as_work(lw, bm, c)
+    m, n = c.shape[-2], c.shape[-1]
+    vl = min(lw.vector_width, n)
+    if c.elem.name == "fp32" and len(c.shape) == 2 and vl >= 4 and n % vl == 0:
+        _micro_kernel(lw, a, bm, c, vl)
+    else:
+        _simple(lw, a, bm, c)
+
+
+def _micro_kernel(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile, vl: int) -> None:
+    b = lw.b
+    m, n, k_dim = c.shape[0], c.shape[1], a.shape[1]
+    mr = next(r for r in (8, 4, 2, 1) if m % r == 0)
+    nv = 2 if n % (2 * vl) == 0 else 1
+    vec = ir.VectorType(T.f32, vl)
+    accs = [[lw.slot(vec) for _ in range(nv)] for _ in range(mr)]
+    zero = ir.Constant(T.i64, 0)
+
+    def row_ptr(buf: BufferTile, row: ir.Value, col: ir.Value, width: int) -> ir.Value:
+        lin = b.add(b.mul(row, ir.Constant(T.i64, width)), col)
+        return b.gep(buf.addr, [lin], source_etype=T.f32)
+
+    with counted_loop(b, zero, ir.Constant(T.i64, m // mr), "mi") as ib:
+        i0 = b.mul(ib, ir.Constant(T.i64, mr))
+        with counted_loop(b, zero, ir.Constant(T.i64, n // (nv * vl)), "nj") as jb:
+            j0 = b.mul(jb, ir.Constant(T.i64, nv * vl))
+            rows = [b.add(i0, ir.Constant(T.i64, r)) for r in range(mr)]
+            cols = [b.add(j0, ir.Constant(T.i64, v * vl)) for v in range(nv)]
+            for r in range(mr):
+                for v in range(nv):
+                    b.store(b.load(row_ptr(c, rows[r], cols[v], n), typ=vec, align=4), accs[r][v])
+            with counted_loop(b, zero, ir.Constant(T.i64, k_dim), "mk") as k:
+                bv = [b.load(row_ptr(bm, k, cols[v], n), typ=vec, align=4) for v in range(nv)]
+                for r in range(mr):
+                    av = b.load(row_ptr(a, rows[r], k, k_dim), typ=T.f32, align=4)
+                    splat = b.shuffle_vector(
+                        b.insert_element(ir.Constant(vec, None), av, ir.Constant(T.i32, 0)),
+                        ir.Constant(vec, None),
+                        ir.Constant(ir.VectorType(T.i32, vl), [0] * vl),
+                    )
+                    for v in range(nv):
+                        cur = b.load(accs[r][v], typ=vec)
+                        b.store(call_same(b, "fmuladd", splat, bv[v], cur), accs[r][v])
+            for r in range(mr):
+                for v in range(nv):
+                    b.store(b.load(accs[r][v], typ=vec), row_ptr(c, rows[r], cols[v], n), align=4)
+
+
+def _simple(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
     b = lw.b
     batch = c.shape[0] if len(c.shape) == 3 else 1
     m, n = c.shape[-2], c.shape[-1]
@@ -37,10 +102,10 @@ def matmul(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
             with counted_loop(b, zero, ir.Constant(T.i64, k_dim), "mk") as k:
                 s = Scope(b)
                 pre = (bi,) if len(c.shape) == 3 else ()
-                av = _widen(b, s.get(a, (*pre, i, k)), a, c)
+                av = s.get(a, (*pre, i, k))
                 with counted_loop(b, zero, ir.Constant(T.i64, n), "mj") as j:
                     s2 = Scope(b, parent=s)
-                    bv = _widen(b, s2.get(bm, (*pre, k, j)), bm, c)
+                    bv = s2.get(bm, (*pre, k, j))
                     cp = c.element_ptr(s2, (*pre, i, j))
                     cv = b.load(cp, typ=T.storage_type(c.elem))
                     if c.elem.is_floating():  # type: ignore[union-attr]

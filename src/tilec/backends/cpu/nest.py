@@ -15,7 +15,7 @@ from llvmlite import ir
 
 from ...ir.types import Kind, ScalarType
 from ..llvm import types as T
-from .tiles import Index, MapTile, Scope, Tile
+from .tiles import Index, MapTile, Scope, Tile, ViewTile
 
 Body = Callable[[Scope, Index], None]
 
@@ -61,6 +61,8 @@ def _signed_int(t: object) -> bool:
 def range_form(mask: Tile) -> RangeForm | None:
     if mask.stride() == 0:
         return RangeForm(None, None, False, (mask,))
+    if isinstance(mask, ViewTile) and mask.inner_identity:
+        return _through_view(mask)
     if not isinstance(mask, MapTile) or not mask.tag:
         return None
     if mask.tag[0] == "and":
@@ -77,6 +79,20 @@ def range_form(mask: Tile) -> RangeForm | None:
     if kind in ("gt", "ge") and y.stride() == 1 and x.stride() == 0:
         return RangeForm(y, x, kind == "ge", ())
     return None
+
+
+def _through_view(view: ViewTile) -> RangeForm | None:
+    """The source's range form, re-read through the view (a broadcast mask, typically)."""
+    inner = range_form(view.src)
+    if inner is None:
+        return None
+
+    def wrap(t: Tile) -> Tile:
+        return ViewTile(view.shape, t, view.index_map, t.stride(), inner_identity=True)
+
+    lhs = wrap(inner.lhs) if inner.lhs is not None else None
+    rhs = wrap(inner.rhs) if inner.rhs is not None else None
+    return RangeForm(lhs, rhs, inner.inclusive, tuple(wrap(u) for u in inner.uniform))
 
 
 def row_limit(s: Scope, form: RangeForm, outer: Index, n: int) -> ir.Value:
@@ -156,9 +172,23 @@ def _split_row(
     body: Body,
     skip_masked_off: bool,
 ) -> None:
+    """Run a row's in-range prefix with the mask known true, then the rest with it false.
+
+    A full row (the common case away from the edges) gets its own loop with a constant trip
+    count, which LLVM unrolls or turns into fixed-size vector moves rather than a libc call."""
     lim = row_limit(row, form, idx, n)
+    fn = b.function
+    full, partial, done = (fn.append_basic_block(f"row.{k}") for k in ("full", "part", "done"))
+    b.cbranch(b.icmp_unsigned("==", lim, row.const(n)), full, partial)
+    b.position_at_end(full)
+    with counted_loop(b, row.zero, row.const(n), "all") as i:
+        body(Scope(b, {id(split): True}, parent=row), (*idx, i))
+    b.branch(done)
+    b.position_at_end(partial)
     with counted_loop(b, row.zero, lim, "on") as i:
         body(Scope(b, {id(split): True}, parent=row), (*idx, i))
     if not skip_masked_off:
         with counted_loop(b, lim, row.const(n), "off") as i:
             body(Scope(b, {id(split): False}, parent=row), (*idx, i))
+    b.branch(done)
+    b.position_at_end(done)

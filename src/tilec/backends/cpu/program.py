@@ -18,6 +18,7 @@ from ...ir.types import ScalarType
 from ..artifacts import AssertInfo
 from ..llvm import types as T
 from .lower import Lowering
+from .matmul import vector_width
 from .nest import counted_loop
 from .rules import RULES
 from .tiles import storage
@@ -39,7 +40,7 @@ def _load_param(b: ir.IRBuilder, args: ir.Value, i: int, spec: ArgSpec) -> ir.Va
 
 
 def build_module(
-    func: FuncOp, triple: str, data_layout: str = ""
+    func: FuncOp, triple: str, data_layout: str = "", features: str = ""
 ) -> tuple[ir.Module, str, list[AssertInfo]]:
     """Lower ``func`` into a new module; returns (module, entry symbol, assert sites)."""
     module = ir.Module(name=func.sym_name)
@@ -48,7 +49,7 @@ def build_module(
         module.data_layout = data_layout
     program = ir.Function(module, ir.FunctionType(T.void, PROGRAM_ARGS), "tilec.program")
     program.linkage = "internal"
-    lw = Lowering(func, program, RULES)
+    lw = Lowering(func, program, RULES, vector_width(features))
     for i, (spec, arg) in enumerate(zip(func.specs, func.args)):
         lw.env[arg] = _load_param(lw.b, lw.args_ptr, i, spec)
     lw.run()

@@ -13,7 +13,7 @@ from ...errors import UnsupportedFeature
 from ...ir.ops import BinaryKind, CompareKind
 from ...ir.types import Element, Kind, PointerType, ScalarType
 from ..llvm import types as T
-from ..llvm.intrinsics import call_same, call_unary, overloaded
+from ..llvm.intrinsics import call_same, call_unary
 
 
 def to_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType) -> ir.Value:
@@ -244,11 +244,27 @@ def _int_resize(b: ir.IRBuilder, x: ir.Value, src: ScalarType, dst: ScalarType) 
 
 
 def _float_to_int(b: ir.IRBuilder, x: ir.Value, dst: ScalarType) -> ir.Value:
-    # saturating conversions: NaN gives 0 and out-of-range values clamp, as on NVIDIA GPUs
+    """Saturating conversion (NaN gives 0, out-of-range values clamp), as on NVIDIA GPUs.
+
+    Clamped in the float domain, then a plain fptosi/fptoui: LLVM's ``fptosi.sat`` would be
+    scalarized on x86 and block vectorization."""
     to = T.storage_type(dst)
-    base = "llvm.fptosi.sat" if _is_signed(dst) else "llvm.fptoui.sat"
-    fn = overloaded(b.module, base, to, [x.type], [to, x.type])
-    return b.call(fn, [x])
+    signed = _is_signed(dst)
+    lo = -(2.0 ** (dst.bits - 1)) if signed else 0.0
+    top = 2.0 ** (dst.bits - 1) if signed else 2.0**dst.bits  # first value out of range
+    hi = _largest_below(top, x.type)
+    v = b.select(b.fcmp_ordered("<", x, ir.Constant(x.type, lo)), ir.Constant(x.type, lo), x)
+    v = b.select(b.fcmp_ordered(">", v, ir.Constant(x.type, hi)), ir.Constant(x.type, hi), v)
+    v = b.select(b.fcmp_unordered("uno", x, x), ir.Constant(x.type, 0.0), v)
+    r = b.fptosi(v, to) if signed else b.fptoui(v, to)
+    too_big = b.fcmp_ordered(">=", x, ir.Constant(x.type, top))
+    return b.select(too_big, ir.Constant(to, (1 << (dst.bits - 1 if signed else dst.bits)) - 1), r)
+
+
+def _largest_below(top: float, t: ir.Type) -> float:
+    """The largest value of float type ``t`` strictly below the power of two ``top``."""
+    mantissa = 24 if t == T.f32 else 53
+    return top - top / 2.0**mantissa
 
 
 def _pointer_cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> ir.Value:

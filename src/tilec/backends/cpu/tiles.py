@@ -163,9 +163,11 @@ class ViewTile(Tile):
         src: Tile,
         index_map: Callable[[Scope, Index], Index],
         stride: int | None = None,
+        inner_identity: bool = False,
     ):
         self.shape, self.elem, self.src, self.index_map = shape, src.elem, src, index_map
         self._stride = stride
+        self.inner_identity = inner_identity  # the innermost index passes through unchanged
         self.has_load = src.has_load
 
     def emit(self, s: Scope, idx: Index) -> ir.Value:

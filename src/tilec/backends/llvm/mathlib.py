@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
-from .intrinsics import call_same, call_unary, overloaded
+from .intrinsics import call_same, call_unary
 from .types import f32, i32
 
 _LN2_HI = 0.693359375
@@ -52,10 +52,12 @@ def _ldexp2(b: ir.IRBuilder, y: ir.Value, n: ir.Value) -> ir.Value:
 
 
 def _round_to_int(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """(rint(x) as float, as i32 saturating; NaN gives 0)."""
+    """(rint(x) as float, as i32) for |x| well inside the i32 range; NaN gives 0.
+
+    A plain fptosi on a NaN-free value: LLVM's saturating conversion scalarizes on x86."""
     r = call_unary(b, "rint", x)
-    sat = overloaded(b.module, "llvm.fptosi.sat", i32, [f32], [i32, f32])
-    return r, b.call(sat, [r])
+    clean = b.select(b.fcmp_unordered("uno", r, r), c(0.0, x.type), r)
+    return r, b.fptosi(clean, i32)
 
 
 def _clamp_keep_nan(b: ir.IRBuilder, x: ir.Value, lo: float, hi: float) -> ir.Value:

@@ -14,9 +14,10 @@ from llvmlite import ir
 from ....errors import LoweringError
 from ....ir import ops as O
 from ....ir.core import Block, Value
-from ....ir.types import Kind, ScalarType, TileType, Type
+from ....ir.types import Kind, PointerType, ScalarType, TileType, Type, shape_of
+from ...llvm import types as T
 from ..lower import Lowered, Lowering
-from ..tiles import BufferTile, Tile, storage
+from ..tiles import BufferTile, MapTile, Tile, storage
 
 
 class Carried:
@@ -117,12 +118,86 @@ def _is_unsigned(t: Type) -> bool:
     return isinstance(t, ScalarType) and t.kind is Kind.UINT
 
 
+def _stepped(op: O.ForOp, i: int) -> O.SplatOp | O.ConstantOp | None:
+    """The scalar step when tile iter arg ``i`` advances by a uniform amount each iteration.
+
+    Pointer tiles advanced by ``ptrs += BLOCK * stride`` (and integer tiles by ``+= c``) then
+    carry one scalar offset instead of a whole tile, and keep their contiguity facts."""
+    arg = op.body.args[1 + i]
+    term = op.body.terminator
+    if not isinstance(arg.type, TileType) or term is None:
+        return None
+    d = term.operands[i].defining_op
+    is_add = (
+        isinstance(d, O.BinaryOp)
+        and d.kind is O.BinaryKind.ADD
+        and isinstance(arg.type.element, ScalarType)
+        and arg.type.element.is_int()
+    )
+    if not (isinstance(d, O.AddPtrOp) or is_add) or d is None:
+        return None
+    a, b = d.operands
+    other = b if a is arg else a if (is_add and b is arg) else None
+    splat = other.defining_op if other is not None else None
+    if isinstance(splat, O.ConstantOp) and isinstance(splat.value, int):
+        return splat
+    return splat if isinstance(splat, O.SplatOp) else None
+
+
+class SteppedCarry:
+    """``init + offset`` with one scalar offset slot (see :func:`_stepped`)."""
+
+    def __init__(self, lw: Lowering, init: Tile, step: O.SplatOp | O.ConstantOp):
+        self.lw, self.init, self.step = lw, init, step
+        self.ptr = isinstance(init.elem, PointerType)
+        self.t = T.i64 if self.ptr else storage(init.elem)
+        self.slot = lw.slot(self.t)
+        lw.b.store(ir.Constant(self.t, 0), self.slot)
+
+    def value(self) -> Tile:
+        off = self.lw.b.load(self.slot, typ=self.t)
+        init, ptr = self.init, self.ptr
+        pointee = storage(init.elem.element) if ptr else None  # type: ignore[union-attr]
+
+        def fn(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
+            return b.gep(v[0], [off], source_etype=pointee) if ptr else b.add(v[0], off)
+
+        return MapTile(init.shape, init.elem, [init], fn, stride_rule=lambda s: s[0])
+
+    def advance(self) -> None:
+        b = self.lw.b
+        if isinstance(self.step, O.ConstantOp):
+            step: ir.Value = ir.Constant(self.t, int(self.step.value))
+        else:
+            step = self.lw.scalar(self.step.operands[0])
+        if step.type.width < self.t.width:
+            st = self.step.operands[0].type if isinstance(self.step, O.SplatOp) else None
+            signed = isinstance(st, ScalarType) and st.kind is Kind.SINT
+            step = b.sext(step, self.t) if signed else b.zext(step, self.t)
+        b.store(b.add(b.load(self.slot, typ=self.t), step), self.slot)
+
+
 def _for(lw: Lowering, op: O.ForOp) -> None:
     lw.enter_region_op(op)
     lb, ub, step = (lw.scalar(v) for v in op.operands[:3])
-    iv_t = op.operands[0].type
-    carried = Carried(lw, [r.type for r in op.results])
-    carried.store([lw.get(v) for v in op.init_args])
+    n = len(op.results)
+    steps = [_stepped(op, i) for i in range(n)]
+    plain = [i for i in range(n) if steps[i] is None]
+    stepped: dict[int, SteppedCarry] = {}
+    for i in range(n):
+        s_v = steps[i]
+        if s_v is not None:
+            init = lw.tile(op.init_args[i], shape_of(op.init_args[i].type))
+            if init.has_load:
+                init = lw.materialize(init)
+            stepped[i] = SteppedCarry(lw, init, s_v)
+    carried = Carried(lw, [op.results[i].type for i in plain])
+    carried.store([lw.get(op.init_args[i]) for i in plain])
+
+    def values() -> list[Lowered]:
+        plain_vals = iter(carried.values())
+        return [stepped[i].value() if i in stepped else next(plain_vals) for i in range(n)]
+
     iv_slot = lw.slot(lb.type)
     lw.b.store(lb, iv_slot)
     fn = lw.b.function
@@ -130,25 +205,33 @@ def _for(lw: Lowering, op: O.ForOp) -> None:
     lw.b.branch(head)
     lw.b.position_at_end(head)
     iv = lw.b.load(iv_slot, typ=lb.type)
-    unsigned = _is_unsigned(iv_t)
-    up = lw.b.icmp_unsigned("<", iv, ub) if unsigned else lw.b.icmp_signed("<", iv, ub)
-    if unsigned:
-        cond = up
-    else:
-        down = lw.b.icmp_signed(">", iv, ub)
-        positive = lw.b.icmp_signed(">", step, ir.Constant(step.type, 0))
-        cond = lw.b.select(positive, up, down)
-    lw.b.cbranch(cond, body, done)
+    lw.b.cbranch(_loop_condition(lw, op, iv, ub, step), body, done)
     lw.b.position_at_end(body)
     lw.env[op.induction_var] = iv
-    _bind(lw, op.body.args[1:], carried.values())
+    _bind(lw, op.body.args[1:], values())
     yields = lower_region(lw, op.body)
     if yields is not None:
-        carried.store([lw.get(v) for v in yields])
+        carried.store([lw.get(yields[i]) for i in plain])
+        for carry in stepped.values():
+            carry.advance()
         lw.b.store(lw.b.add(iv, step), iv_slot)
         lw.b.branch(head)
     lw.b.position_at_end(done)
-    _bind(lw, op.results, carried.values())
+    _bind(lw, op.results, values())
+
+
+def _loop_condition(
+    lw: Lowering, op: O.ForOp, iv: ir.Value, ub: ir.Value, step: ir.Value
+) -> ir.Value:
+    b = lw.b
+    if _is_unsigned(op.operands[0].type):
+        return b.icmp_unsigned("<", iv, ub)
+    up, down = b.icmp_signed("<", iv, ub), b.icmp_signed(">", iv, ub)
+    if isinstance(step, ir.Constant):
+        width = step.type.width
+        value = int(step.constant) & ((1 << width) - 1)
+        return down if value >> (width - 1) else up
+    return b.select(b.icmp_signed(">", step, ir.Constant(step.type, 0)), up, down)
 
 
 def _while(lw: Lowering, op: O.WhileOp) -> None:

@@ -14,7 +14,7 @@ from ....ir.types import ScalarType, element_of, float32, float64, int32, shape_
 from ..lower import Lowering
 from ..matmul import matmul
 from ..scalar import cast
-from ..tiles import MapTile
+from ..tiles import BufferTile, MapTile
 
 
 def accumulator_type(a: ScalarType, acc: ScalarType) -> ScalarType:
@@ -33,11 +33,14 @@ def _dot(lw: Lowering, op: O.DotOp) -> None:
     shape = shape_of(c_v.type)
     a = lw.materialize(lw.tile(a_v))
     b = lw.materialize(lw.tile(b_v))
-    c_in = lw.tile(c_v)
+    c_in = lw.tile(c_v, shape)
     if ec != work:
         c_in = MapTile(c_in.shape, work, [c_in], lambda bld, v: cast(bld, v[0], ec, work))
-    c = lw.buffer(work, shape)
-    lw.write(c_in, c)
+    if isinstance(c_in, BufferTile) and lw.live.n_users(c_v) == 1:
+        c = c_in  # nobody else reads this accumulator: add into it in place (loop carries)
+    else:
+        c = lw.buffer(work, shape)
+        lw.write(c_in, c)
     matmul(lw, a, b, c)
     if ec != work:
         out = lw.materialize(MapTile(shape, ec, [c], lambda bld, v: cast(bld, v[0], work, ec)))

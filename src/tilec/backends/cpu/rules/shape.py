@@ -41,7 +41,7 @@ def _broadcast(lw: Lowering, op: O.BroadcastOp) -> None:
         return tuple(i if k else s.zero for i, k in zip(idx, keep))
 
     stride = src.stride() if keep[-1] else 0
-    lw.define(op.result, ViewTile(dst, src, index_map, stride))
+    lw.define(op.result, ViewTile(dst, src, index_map, stride, inner_identity=keep[-1]))
 
 
 def _expand_dims(lw: Lowering, op: O.ExpandDimsOp) -> None:
@@ -52,8 +52,9 @@ def _expand_dims(lw: Lowering, op: O.ExpandDimsOp) -> None:
     def index_map(s: Scope, idx: Index) -> Index:
         return idx[:axis] + idx[axis + 1 :]
 
-    stride = 0 if axis == len(dst) - 1 else src.stride()
-    lw.define(op.result, ViewTile(dst, src, index_map, stride))
+    last = axis == len(dst) - 1
+    stride = 0 if last else src.stride()
+    lw.define(op.result, ViewTile(dst, src, index_map, stride, inner_identity=not last))
 
 
 def _reshape(lw: Lowering, op: O.ReshapeOp) -> None:
@@ -97,8 +98,11 @@ def _trans(lw: Lowering, op: O.TransOp) -> None:
     def index_map(s: Scope, idx: Index) -> Index:
         return tuple(idx[inverse[d]] for d in range(len(perm)))
 
-    stride = src.stride() if perm[-1] == len(perm) - 1 else None
-    lw.define(op.result, ViewTile(_shape(op), src, index_map, stride))
+    same = perm[-1] == len(perm) - 1
+    lw.define(
+        op.result,
+        ViewTile(_shape(op), src, index_map, src.stride() if same else None, inner_identity=same),
+    )
 
 
 def _flip(lw: Lowering, op: O.FlipOp) -> None:

@@ -1,0 +1,303 @@
+"""CPU benchmark: tilec vs torch CPU vs numpy (and Triton's interpreter when installed).
+
+Vector add, fused softmax, layer norm and fp32 matmul, each checked against a float64 reference
+before timing, all in one process. Prints a table with ratios last and writes JSON to
+bench/results/. Without Triton installed, the interpreter column uses the reference figures
+measured on the 2-core build machine (shared/notes/performance.md), marked as such.
+
+    PYTHONPATH=src python bench/cpu.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import tilec
+import tilec.language as tl
+
+# Triton 3.9 interpreter on the 2-core x86-64 build machine, from shared/notes/performance.md (ms)
+INTERPRETER_REFERENCE_MS = {"vector_add": 2236.0, "softmax": 5610.0, "matmul": 2943.0}
+
+
+@tilec.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@tilec.jit
+def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * in_stride + offs, mask=mask, other=-float("inf"))
+    z = x - tl.max(x, axis=0)
+    num = tl.exp(z)
+    tl.store(out_ptr + row * out_stride + offs, num / tl.sum(num, axis=0), mask=mask)
+
+
+@tilec.jit
+def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(x_ptr + row * stride + offs, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n_cols
+    d = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(d * d, axis=0) / n_cols
+    rstd = 1.0 / tl.sqrt(var + eps)
+    w = tl.load(w_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(y_ptr + row * stride + offs, d * rstd * w + b, mask=mask)
+
+
+@tilec.jit
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * sam + rk[None, :] * sak
+    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK * sak
+        b_ptrs += BK * sbk
+    c_ptrs = c_ptr + rm[:, None] * scm + rn[None, :] * scn
+    tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def bench(fn: Callable[[], Any], min_time: float = 0.3, min_reps: int = 5) -> float:
+    """Median wall time in ms after one warm-up call."""
+    fn()
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < min_reps or time.perf_counter() - start < min_time:
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+        if len(times) > 2000:
+            break
+    return statistics.median(times)
+
+
+def _check(name: str, got: np.ndarray, ref: np.ndarray, tol: float) -> None:
+    err = float(np.max(np.abs(got.astype(np.float64) - ref)) / max(1.0, float(np.max(np.abs(ref)))))
+    if not err < tol:
+        raise SystemExit(f"{name}: wrong result (relative error {err:.3g})")
+
+
+def case_vector_add(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+    n = 1 << (20 if quick else 22)
+    x, y = (rng.standard_normal(n, dtype=np.float32) for _ in range(2))
+    out = np.full(n, np.nan, np.float32)
+    grid = (tilec.cdiv(n, 4096),)
+    run = lambda: add_kernel[grid](x, y, out, n, BLOCK=4096)  # noqa: E731
+    run()
+    _check("vector_add", out, x.astype(np.float64) + y, 1e-6)
+    return {
+        "tilec": run,
+        "numpy": lambda: np.add(x, y, out=out),
+        "torch": _torch(lambda t: lambda: t.add(t.x, t.y, out=t.out), x=x, y=y, out=out),
+        "bytes": 12 * n,
+    }
+
+
+def case_softmax(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+    rows, cols = (1024 if quick else 4096), 1024
+    x = rng.standard_normal((rows, cols), dtype=np.float32)
+    out = np.full_like(x, np.nan)
+    run = lambda: softmax_kernel[(rows,)](out, x, cols, cols, cols, BLOCK=1024)  # noqa: E731
+    run()
+    xd = x.astype(np.float64)
+    ref = np.exp(xd - xd.max(1, keepdims=True))
+    _check("softmax", out, ref / ref.sum(1, keepdims=True), 1e-5)
+
+    def np_softmax() -> None:
+        e = np.exp(x - x.max(1, keepdims=True))
+        np.divide(e, e.sum(1, keepdims=True), out=out)
+
+    return {
+        "tilec": run,
+        "numpy": np_softmax,
+        "torch": _torch(lambda t: lambda: t.softmax(t.x, dim=1, out=t.out), x=x, out=out),
+        "bytes": 8 * x.size,
+    }
+
+
+def case_layer_norm(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+    rows, cols = (1024 if quick else 4096), 1024
+    x = rng.standard_normal((rows, cols), dtype=np.float32)
+    w, b = (rng.standard_normal(cols, dtype=np.float32) for _ in range(2))
+    y = np.full_like(x, np.nan)
+    run = lambda: layer_norm_kernel[(rows,)](x, y, w, b, cols, cols, 1e-5, BLOCK=1024)  # noqa: E731
+    run()
+    xd = x.astype(np.float64)
+    ref = (xd - xd.mean(1, keepdims=True)) / np.sqrt(xd.var(1, keepdims=True) + 1e-5) * w + b
+    _check("layer_norm", y, ref, 1e-4)
+
+    def np_ln() -> None:
+        mu = x.mean(1, keepdims=True)
+        np.multiply((x - mu) / np.sqrt(x.var(1, keepdims=True) + 1e-5), w, out=y)
+        y.__iadd__(b)
+
+    return {
+        "tilec": run,
+        "numpy": np_ln,
+        "torch": _torch(
+            lambda t: lambda: t.F.layer_norm(t.x, (cols,), t.w, t.b, 1e-5), x=x, w=w, b=b
+        ),
+        "bytes": 8 * x.size,
+    }
+
+
+def case_matmul(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+    n = 256 if quick else 512
+    a, b = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
+    c = np.full((n, n), np.nan, np.float32)
+    grid = (n // 64, n // 64)
+    run = lambda: matmul_kernel[grid](a, b, c, n, n, n, n, 1, n, 1, n, 1, BM=64, BN=64, BK=32)  # noqa: E731
+    run()
+    _check("matmul", c, a.astype(np.float64) @ b, 1e-5)
+    return {
+        "tilec": run,
+        "numpy": lambda: np.matmul(a, b, out=c),
+        "torch": _torch(lambda t: lambda: t.matmul(t.a, t.b, out=t.c), a=a, b=b, c=c),
+        "flops": 2 * n**3,
+    }
+
+
+class _Torch:
+    pass
+
+
+def _torch(
+    make: Callable[[Any], Callable[[], Any]], **arrays: np.ndarray
+) -> Callable[[], Any] | None:
+    if importlib.util.find_spec("torch") is None:
+        return None
+    import torch
+    import torch.nn.functional as F
+
+    t = _Torch()
+    t.__dict__.update({k: torch.from_numpy(v) for k, v in arrays.items()})
+    t.add, t.softmax, t.matmul, t.F = torch.add, torch.softmax, torch.matmul, F  # type: ignore[attr-defined]
+    return make(t)
+
+
+CASES = {
+    "vector_add": case_vector_add,
+    "softmax": case_softmax,
+    "layer_norm": case_layer_norm,
+    "matmul": case_matmul,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="smaller sizes (smoke test)")
+    p.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = p.parse_args(argv)
+    rng = np.random.default_rng(0)
+    has_triton = importlib.util.find_spec("triton") is not None
+    rows: list[dict[str, Any]] = []
+    for name, make in CASES.items():
+        case = make(rng, args.quick)
+        row: dict[str, Any] = {"kernel": name}
+        for impl in ("tilec", "torch", "numpy"):
+            row[f"{impl}_ms"] = bench(case[impl]) if case.get(impl) else None
+        ref = INTERPRETER_REFERENCE_MS.get(name)
+        row["interpreter_ms"] = None if has_triton or args.quick else ref
+        row["interpreter_source"] = (
+            "not run (not installed); notes' 2-core reference" if not has_triton else "not run"
+        )
+        if "bytes" in case:
+            row["tilec_GBps"] = case["bytes"] / row["tilec_ms"] / 1e6
+        if "flops" in case:
+            row["tilec_GFLOPs"] = case["flops"] / row["tilec_ms"] / 1e6
+        rows.append(row)
+    _report(rows)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    path = args.out / f"cpu-{stamp}.json"
+    path.write_text(
+        json.dumps({"machine": _machine(), "quick": args.quick, "results": rows}, indent=2)
+    )
+    print(f"\nwrote {path}")
+    return 0
+
+
+def _machine() -> dict[str, Any]:
+    from tilec.backends import registry
+
+    target = registry.get("cpu").driver.current_target()
+    info: dict[str, Any] = {
+        "cpu": target.arch,
+        "triple": target.triple,
+        "cores": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "numpy": np.__version__,
+        "tilec": tilec.__version__,
+    }
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        info["torch"] = torch.__version__
+        info["torch_threads"] = torch.get_num_threads()
+    return info
+
+
+def _report(rows: list[dict[str, Any]]) -> None:
+    def fmt(v: float | None) -> str:
+        return f"{v:9.3f}" if v is not None else "        -"
+
+    print(
+        f"{'kernel':<12}{'tilec ms':>10}{'torch ms':>10}{'numpy ms':>10}{'interp ms':>10}"
+        f"{'tilec/torch':>12}{'interp/tilec':>13}"
+    )
+    for r in rows:
+        vs_torch = r["tilec_ms"] / r["torch_ms"] if r["torch_ms"] else None
+        vs_interp = r["interpreter_ms"] / r["tilec_ms"] if r["interpreter_ms"] else None
+        r["tilec_over_torch"], r["interpreter_over_tilec"] = vs_torch, vs_interp
+        print(
+            f"{r['kernel']:<12}{fmt(r['tilec_ms'])} {fmt(r['torch_ms'])} {fmt(r['numpy_ms'])} "
+            f"{fmt(r['interpreter_ms'])} {fmt(vs_torch)}x  {fmt(vs_interp)}x"
+        )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
