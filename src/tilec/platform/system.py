@@ -169,7 +169,7 @@ class System:
     def sysctl(self, name: str) -> str | None:
         """A macOS sysctl value as text (integers and strings), None where it does not exist."""
         try:
-            libc = ctypes.CDLL("libc.dylib")
+            libc = ctypes.CDLL("/usr/lib/libSystem.B.dylib")  # sysctlbyname lives here
             size = ctypes.c_size_t(0)
             key = name.encode()
             if libc.sysctlbyname(key, None, ctypes.byref(size), None, 0) != 0:
