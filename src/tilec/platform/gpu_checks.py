@@ -46,15 +46,9 @@ def _driver_line(facts: Facts) -> str:
 def check_nvidia(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
     plan = plan_cuda(facts, policy)
     if isinstance(plan, Finding):
-        yield Finding(
-            plan.check,
-            plan.category,
-            plan.status,
-            plan.summary,
-            (*plan.details, _driver_line(facts), _gpu_line(facts)),
-            plan.remediation,
-            plan.scenario,
-        )
+        details = (*plan.details, _driver_line(facts), _gpu_line(facts))
+        yield _f(plan.check, plan.category, plan.status, plan.summary, *details,
+                 remediation=plan.remediation, scenario=plan.scenario)  # fmt: skip
         return
     gpu = plan.gpu
     route = (
