@@ -34,7 +34,9 @@ class Report:
     @property
     def status(self) -> Status:
         worst = max((f.status for f in self.findings), key=lambda s: s.severity, default=Status.OK)
-        return Status.FAIL if not self.selection.works else worst
+        if not self.selection.works:
+            return Status.FAIL
+        return Status.OK if worst is Status.SKIP else worst
 
     @property
     def exit_code(self) -> int:
