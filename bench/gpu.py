@@ -63,8 +63,14 @@ class TilecLauncher:
         self.mode: dict[str, str] = {}
         self.direct: dict[Any, Any] = {}
 
-    def __call__(self, kernel: Any, grid: tuple[int, ...], args: tuple[Any, ...], meta: dict[str, Any],
-                 num_warps: int) -> None:
+    def __call__(
+        self,
+        kernel: Any,
+        grid: tuple[int, ...],
+        args: tuple[Any, ...],
+        meta: dict[str, Any],
+        num_warps: int,
+    ) -> None:
         name = kernel.fn.__name__
         if self.mode.get(name, "jit") == "jit":
             try:
@@ -76,8 +82,14 @@ class TilecLauncher:
                 traceback.print_exc()
         self._direct(kernel, grid, args, meta, num_warps)
 
-    def _direct(self, kernel: Any, grid: tuple[int, ...], args: tuple[Any, ...], meta: dict[str, Any],
-                num_warps: int) -> None:
+    def _direct(
+        self,
+        kernel: Any,
+        grid: tuple[int, ...],
+        args: tuple[Any, ...],
+        meta: dict[str, Any],
+        num_warps: int,
+    ) -> None:
         from tilec.backends.cuda.driver import CudaDriver, launch
 
         specs, runtime_args = _specs(kernel.fn, args, meta)
@@ -88,19 +100,23 @@ class TilecLauncher:
             from tilec.runtime.compiler import compile as tilec_compile
 
             driver = CudaDriver()
-            compiled = tilec_compile(kernel.fn, specs, driver.current_target(), CompileOptions(num_warps=num_warps))
+            compiled = tilec_compile(
+                kernel.fn, specs, driver.current_target(), CompileOptions(num_warps=num_warps)
+            )
             loaded = self.direct[key] = driver.load(compiled)
         launch(loaded, grid, tuple(runtime_args))
 
 
-def _specs(fn: Callable[..., Any], args: tuple[Any, ...], meta: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+def _specs(
+    fn: Callable[..., Any], args: tuple[Any, ...], meta: dict[str, Any]
+) -> tuple[list[Any], list[Any]]:
     from tilec.ir import types as T
     from tilec.ir.argspec import ArgKind, ArgSpec, constexpr_arg, pointer_arg
 
     dtypes = {"torch.float32": T.float32, "torch.float16": T.float16, "torch.bfloat16": T.bfloat16}
     names = list(inspect.signature(fn).parameters)
     specs, runtime = [], []
-    for name, value in zip(names, list(args) + [meta[n] for n in names[len(args):]]):
+    for name, value in zip(names, list(args) + [meta[n] for n in names[len(args) :]]):
         if name in meta:
             specs.append(constexpr_arg(name, value))
         elif hasattr(value, "data_ptr"):
@@ -110,8 +126,15 @@ def _specs(fn: Callable[..., Any], args: tuple[Any, ...], meta: dict[str, Any]) 
             specs.append(ArgSpec(name, ArgKind.SCALAR, T.float32))
             runtime.append(value)
         else:
-            specs.append(ArgSpec(name, ArgKind.SCALAR, T.int32 if abs(value) < 2**31 else T.int64,
-                                 divisible_by_16=value % 16 == 0, equals_one=value == 1))
+            specs.append(
+                ArgSpec(
+                    name,
+                    ArgKind.SCALAR,
+                    T.int32 if abs(value) < 2**31 else T.int64,
+                    divisible_by_16=value % 16 == 0,
+                    equals_one=value == 1,
+                )
+            )
             if value != 1:
                 runtime.append(value)
     return specs, runtime
@@ -126,9 +149,8 @@ def main() -> None:
 
     import torch
     import triton
-    from triton.testing import do_bench
-
     from gpu_cases import CASES  # type: ignore[import-not-found]
+    from triton.testing import do_bench
 
     tk, tr = load_kernels(True), load_kernels(False)
     tilec_launch = TilecLauncher()
@@ -140,7 +162,14 @@ def main() -> None:
             rows.extend(case(torch, tk, tr, tilec_launch, do_bench, opts.quick))
         except Exception as exc:  # one broken benchmark must not hide the others
             traceback.print_exc()
-            rows.append(Row(case.__name__, "GB/s", 0.0, notes={"error": f"{type(exc).__name__}: {exc}"[:300]}))
+            rows.append(
+                Row(
+                    case.__name__,
+                    "GB/s",
+                    0.0,
+                    notes={"error": f"{type(exc).__name__}: {exc}"[:300]},
+                )
+            )
     compile_ms = _compile_time(tk, tr, torch)
     report = {
         "machine": _machine(torch, triton),
@@ -167,8 +196,13 @@ def _compile_time(tk: Any, tr: Any, torch: Any) -> dict[str, Any]:
     target = CudaDriver().current_target()
     out: dict[str, Any] = {"tilec": [], "tilec_load": []}
     for block in (256, 512, 2048):
-        specs = [pointer_arg("a_ptr", T.float32), pointer_arg("b_ptr", T.float32), pointer_arg("c_ptr", T.float32),
-                 scalar_arg("n", T.int32, True), constexpr_arg("BLOCK", block)]
+        specs = [
+            pointer_arg("a_ptr", T.float32),
+            pointer_arg("b_ptr", T.float32),
+            pointer_arg("c_ptr", T.float32),
+            scalar_arg("n", T.int32, True),
+            constexpr_arg("BLOCK", block),
+        ]
         t0 = time.perf_counter()
         compiled = tilec_compile(tk.vector_add.fn, specs, target, CompileOptions(num_warps=4))
         t1 = time.perf_counter()
@@ -191,8 +225,13 @@ def _machine(torch: Any, triton: Any) -> dict[str, Any]:
 
     from tilec.backends.cuda.driver import CudaDriver, _cu, check
 
-    info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
-            "llvmlite": llvmlite.__version__, "python": platform.python_version()}
+    info = {
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "llvmlite": llvmlite.__version__,
+        "python": platform.python_version(),
+    }
     try:
         info["driver_cuda"] = check(_cu().cuDriverGetVersion(), "cuDriverGetVersion")
         info["target"] = str(CudaDriver().current_target())
@@ -203,15 +242,25 @@ def _machine(torch: Any, triton: Any) -> dict[str, Any]:
 
 def _table(rows: list[Row], compile_ms: dict[str, Any], mode: dict[str, str]) -> None:
     print()
-    print(f"{'benchmark':34s} {'unit':8s} {'tilec':>9s} {'triton':>9s} {'torch':>9s} {'t/triton':>9s} {'t/torch':>8s}  ok")
+    print(
+        f"{'benchmark':34s} {'unit':8s} {'tilec':>9s} {'triton':>9s} {'torch':>9s} {'t/triton':>9s} {'t/torch':>8s}  ok"
+    )
     for r in rows:
         t, tt, th = r.rate("tilec"), r.rate("triton"), r.rate("torch")
         ok = "".join(k[0] if v else k[0].upper() + "!" for k, v in r.ok.items())
-        print(f"{r.name:34s} {r.unit:8s} {t:9.1f} {tt:9.1f} {th:9.1f} {t / tt:9.3f} {t / th:8.3f}  {ok} {r.notes.get('error', '')}")
-    print(f"cold compile, new vector-add variant (ms): tilec {['%.1f' % v for v in compile_ms['tilec']]} "
-          f"(+load {['%.1f' % v for v in compile_ms['tilec_load']]}), triton warmup {['%.1f' % v for v in compile_ms['triton_warmup']]}")
+        print(
+            f"{r.name:34s} {r.unit:8s} {t:9.1f} {tt:9.1f} {th:9.1f} {t / tt:9.3f} {t / th:8.3f}  {ok} {r.notes.get('error', '')}"
+        )
+
+    def fmt(key: str) -> str:
+        return ", ".join(f"{v:.1f}" for v in compile_ms[key])
+
+    print(
+        f"cold compile, new vector-add variant (ms): tilec {fmt('tilec')} "
+        f"(+load {fmt('tilec_load')}), triton warmup {fmt('triton_warmup')}"
+    )
     modes = {k: v for k, v in mode.items() if v != "jit"}
-    print("tilec launch path:", "kernel[grid] for all" if not modes else modes)
+    print("tilec launch path:", modes if modes else "kernel[grid] for all")
 
 
 if __name__ == "__main__":

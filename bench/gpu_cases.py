@@ -44,8 +44,17 @@ def vector_add(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: 
     def check() -> bool:
         return bool(torch.equal(out, expect))
 
-    _measure(row, "tilec", lambda: launch(tk.vector_add, grid, (x, y, out, n), {"BLOCK": block}, 4), check, out, do_bench)
-    _measure(row, "triton", lambda: tr.vector_add[grid](x, y, out, n, BLOCK=block), check, out, do_bench)
+    _measure(
+        row,
+        "tilec",
+        lambda: launch(tk.vector_add, grid, (x, y, out, n), {"BLOCK": block}, 4),
+        check,
+        out,
+        do_bench,
+    )
+    _measure(
+        row, "triton", lambda: tr.vector_add[grid](x, y, out, n, BLOCK=block), check, out, do_bench
+    )
     _measure(row, "torch", lambda: torch.add(x, y, out=out), check, out, do_bench)
     return [row]
 
@@ -55,28 +64,33 @@ def triton_cdiv(a: int, b: int) -> int:
 
 
 def softmax(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: bool) -> list[Any]:
-    rows = []
     shapes = [(2048, 4096), (4096, 1024)] if quick else [(8192, 4096), (32768, 1024)]
-    for m, n in shapes:
-        x = torch.randn(m, n, device="cuda")
-        out = torch.empty_like(x)
-        block = 1 << (n - 1).bit_length()
-        warps = 8 if block >= 2048 else 4
-        row = _row(f"softmax fp32 {m}x{n}", "GB/s", 8.0 * m * n)
-        expect = torch.softmax(x.double(), dim=1)
+    return [_softmax_one(torch, tk, tr, launch, do_bench, m, n) for m, n in shapes]
 
-        def check() -> bool:
-            return bool(torch.allclose(out.double(), expect, rtol=1e-4, atol=1e-6))
 
-        def run_tilec() -> None:
-            launch(tk.softmax_rows, (m,), (out, x, x.stride(0), out.stride(0), n), {"BLOCK": block}, warps)
+def _softmax_one(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, m: int, n: int) -> Any:
+    x = torch.randn(m, n, device="cuda")
+    out = torch.empty_like(x)
+    block = 1 << (n - 1).bit_length()
+    warps = 8 if block >= 2048 else 4
+    row = _row(f"softmax fp32 {m}x{n}", "GB/s", 8.0 * m * n)
+    expect = torch.softmax(x.double(), dim=1)
 
-        _measure(row, "tilec", run_tilec, check, out, do_bench)
-        _measure(row, "triton", lambda: tr.softmax_rows[(m,)](out, x, x.stride(0), out.stride(0), n, BLOCK=block,
-                                                                 num_warps=warps), check, out, do_bench)
-        _measure(row, "torch", lambda: torch.softmax(x, dim=1, out=out), check, out, do_bench)
-        rows.append(row)
-    return rows
+    def check() -> bool:
+        return bool(torch.allclose(out.double(), expect, rtol=1e-4, atol=1e-6))
+
+    def run_tilec() -> None:
+        launch(
+            tk.softmax_rows, (m,), (out, x, x.stride(0), out.stride(0), n), {"BLOCK": block}, warps
+        )
+
+    def run_triton() -> None:
+        tr.softmax_rows[(m,)](out, x, x.stride(0), out.stride(0), n, BLOCK=block, num_warps=warps)
+
+    _measure(row, "tilec", run_tilec, check, out, do_bench)
+    _measure(row, "triton", run_triton, check, out, do_bench)
+    _measure(row, "torch", lambda: torch.softmax(x, dim=1, out=out), check, out, do_bench)
+    return row
 
 
 def layer_norm(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: bool) -> list[Any]:
@@ -97,9 +111,30 @@ def layer_norm(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: 
         return bool(torch.allclose(y.float(), expect, rtol=1e-2, atol=1e-2))
 
     args = (x, y, w, b, mean, rstd, x.stride(0), n, 1e-5)
-    _measure(row, "tilec", lambda: launch(tk.layer_norm_fwd, (m,), args, {"BLOCK": block}, warps), check, y, do_bench)
-    _measure(row, "triton", lambda: tr.layer_norm_fwd[(m,)](*args, BLOCK=block, num_warps=warps), check, y, do_bench)
-    _measure(row, "torch", lambda: y.copy_(torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)), check, y, do_bench)
+    _measure(
+        row,
+        "tilec",
+        lambda: launch(tk.layer_norm_fwd, (m,), args, {"BLOCK": block}, warps),
+        check,
+        y,
+        do_bench,
+    )
+    _measure(
+        row,
+        "triton",
+        lambda: tr.layer_norm_fwd[(m,)](*args, BLOCK=block, num_warps=warps),
+        check,
+        y,
+        do_bench,
+    )
+    _measure(
+        row,
+        "torch",
+        lambda: y.copy_(torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)),
+        check,
+        y,
+        do_bench,
+    )
     return [row]
 
 
@@ -109,7 +144,7 @@ def matmul(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: bool
     b = torch.randn(size, size, device="cuda", dtype=torch.float16)
     c = torch.empty(size, size, device="cuda", dtype=torch.float16)
     row = _row(f"matmul fp16 {size}^3", "TFLOP/s", 2.0 * size**3)
-    expect = (a.float() @ b.float())
+    expect = a.float() @ b.float()
 
     def check() -> bool:
         return bool(torch.allclose(c.float(), expect, rtol=1e-2, atol=0.25))
@@ -120,9 +155,18 @@ def matmul(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: bool
     _measure(row, "tilec", lambda: launch(tk.matmul, grid, args, meta, 4), check, c, do_bench)
     big = {"BM": 128, "BN": 256, "BK": 64, "GROUP": 8}
     big_grid = (triton_cdiv(size, 128) * triton_cdiv(size, 256),)
-    _measure(row, "triton", lambda: tr.matmul[big_grid](*args, **big, num_warps=8, num_stages=3), check, c, do_bench)
+    _measure(
+        row,
+        "triton",
+        lambda: tr.matmul[big_grid](*args, **big, num_warps=8, num_stages=3),
+        check,
+        c,
+        do_bench,
+    )
     _measure(row, "torch", lambda: torch.matmul(a, b, out=c), check, c, do_bench)
-    row.notes["config"] = "tilec BM=BN=64 BK=32 4 warps (FMA dot); triton BM=128 BN=256 BK=64 8 warps 3 stages"
+    row.notes["config"] = (
+        "tilec BM=BN=64 BK=32 4 warps (FMA dot); triton BM=128 BN=256 BK=64 8 warps 3 stages"
+    )
     return [row]
 
 
@@ -132,7 +176,9 @@ def attention(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: b
     o = torch.empty_like(q)
     scale = d**-0.5
     row = _row(f"attention fwd fp16 Z{z} H{h} N{n} D{d}", "TFLOP/s", 4.0 * z * h * n * n * d)
-    expect = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), scale=scale)
+    expect = torch.nn.functional.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), scale=scale
+    )
 
     def check() -> bool:
         return bool(torch.allclose(o.float(), expect, rtol=2e-2, atol=2e-2))
@@ -141,10 +187,25 @@ def attention(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: b
     grid = (n // bm, z * h)
     args = (q, k, v, o, scale, n)
     meta = {"BM": bm, "BN": bn, "D": d}
-    _measure(row, "tilec", lambda: launch(tk.attention_fwd, grid, args, meta, 4), check, o, do_bench)
-    _measure(row, "triton", lambda: tr.attention_fwd[grid](*args, **meta, num_warps=4), check, o, do_bench)
-    _measure(row, "torch", lambda: o.copy_(torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)),
-             check, o, do_bench)
+    _measure(
+        row, "tilec", lambda: launch(tk.attention_fwd, grid, args, meta, 4), check, o, do_bench
+    )
+    _measure(
+        row,
+        "triton",
+        lambda: tr.attention_fwd[grid](*args, **meta, num_warps=4),
+        check,
+        o,
+        do_bench,
+    )
+    _measure(
+        row,
+        "torch",
+        lambda: o.copy_(torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)),
+        check,
+        o,
+        do_bench,
+    )
     return [row]
 
 

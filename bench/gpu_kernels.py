@@ -18,7 +18,11 @@ else:
 def vector_add(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
     idx = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     inside = idx < n
-    tl.store(c_ptr + idx, tl.load(a_ptr + idx, mask=inside) + tl.load(b_ptr + idx, mask=inside), mask=inside)
+    tl.store(
+        c_ptr + idx,
+        tl.load(a_ptr + idx, mask=inside) + tl.load(b_ptr + idx, mask=inside),
+        mask=inside,
+    )
 
 
 @triton.jit
@@ -32,7 +36,9 @@ def softmax_rows(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.const
 
 
 @triton.jit
-def layer_norm_fwd(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, N, eps, BLOCK: tl.constexpr):
+def layer_norm_fwd(
+    x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, N, eps, BLOCK: tl.constexpr
+):
     r = tl.program_id(0)
     x_row = x_ptr + r * stride
     y_row = y_ptr + r * stride
@@ -59,8 +65,24 @@ def layer_norm_fwd(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, N, ep
 
 
 @triton.jit
-def matmul(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, s_cm, s_cn,
-           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+def matmul(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    s_am,
+    s_ak,
+    s_bk,
+    s_bn,
+    s_cm,
+    s_cn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    GROUP: tl.constexpr,
+):
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BM)
     tiles_n = tl.cdiv(N, BN)
@@ -83,13 +105,17 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, s_cm, s_cn,
         b_tile += BK * s_bk
     cm = pm * BM + tl.arange(0, BM)
     cn = pn * BN + tl.arange(0, BN)
-    tl.store(c_ptr + cm[:, None] * s_cm + cn[None, :] * s_cn, acc.to(tl.float16),
-             mask=(cm[:, None] < M) & (cn[None, :] < N))
+    tl.store(
+        c_ptr + cm[:, None] * s_cm + cn[None, :] * s_cn,
+        acc.to(tl.float16),
+        mask=(cm[:, None] < M) & (cn[None, :] < N),
+    )
 
 
 @triton.jit
-def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, scale, n_ctx,
-                  BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+def attention_fwd(
+    q_ptr, k_ptr, v_ptr, o_ptr, scale, n_ctx, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr
+):
     base = tl.program_id(1) * n_ctx * D
     rows = tl.program_id(0) * BM + tl.arange(0, BM)
     dims = tl.arange(0, D)

@@ -36,10 +36,15 @@ def run_case(case: Case, seed: int = 0) -> dict[str, tuple[np.ndarray, np.ndarra
     outputs = case.outputs(inputs)
     if "zero_outputs" not in case.tags:
         outputs = {k: _poison(v) for k, v in outputs.items()}
-    dev: dict[str, Any] = {k: torch.from_numpy(np.ascontiguousarray(v)).cuda() for k, v in {**inputs, **outputs}.items()}
+    dev: dict[str, Any] = {
+        k: torch.from_numpy(np.ascontiguousarray(v)).cuda()
+        for k, v in {**inputs, **outputs}.items()
+    }
     driver = CudaDriver()
     target = driver.current_target()
-    compiled = CudaCompiler().compile(case.build(), target, CompileOptions(num_warps=case.num_warps))
+    compiled = CudaCompiler().compile(
+        case.build(), target, CompileOptions(num_warps=case.num_warps)
+    )
     kernel = driver.load(compiled)
     args = tuple(dev[a] if isinstance(a, str) else a for a in case.args(inputs))
     torch.cuda.synchronize()
@@ -51,5 +56,10 @@ def run_case(case: Case, seed: int = 0) -> dict[str, tuple[np.ndarray, np.ndarra
 
 def check_case(case: Case, seed: int = 0) -> None:
     for name, (got, want) in run_case(case, seed).items():
-        np.testing.assert_allclose(got.astype(np.float64), want, rtol=case.rtol, atol=case.atol,
-                                   err_msg=f"{case.name}: output {name}")
+        np.testing.assert_allclose(
+            got.astype(np.float64),
+            want,
+            rtol=case.rtol,
+            atol=case.atol,
+            err_msg=f"{case.name}: output {name}",
+        )

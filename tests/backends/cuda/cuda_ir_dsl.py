@@ -94,7 +94,9 @@ class KernelBuilder:
         return self.b.expand_dims(x, 1)
 
     # -- memory ----------------------------------------------------------------------------
-    def load(self, ptr: Value, mask: Value | None = None, other: float | int | None = None) -> Value:
+    def load(
+        self, ptr: Value, mask: Value | None = None, other: float | int | None = None
+    ) -> Value:
         if mask is not None:
             ptr, mask = self._pair(ptr, mask)
         other_v = None

@@ -41,8 +41,15 @@ NP = {"fp32": np.float32, "fp16": np.float16, "fp64": np.float64, "i32": np.int3
 
 def vector_add(dtype: T.ScalarType = T.float32, block: int = 1024, n: int = 100_003) -> Case:
     def build() -> ModuleOp:
-        k = KernelBuilder("add_kernel", [pointer_arg("x", dtype), pointer_arg("y", dtype),
-                                         pointer_arg("out", dtype), scalar_arg("n", T.int32)])
+        k = KernelBuilder(
+            "add_kernel",
+            [
+                pointer_arg("x", dtype),
+                pointer_arg("y", dtype),
+                pointer_arg("out", dtype),
+                scalar_arg("n", T.int32),
+            ],
+        )
         a = k.arg
         offs = k.add(k.mul(k.pid(), k.c(block)), k.arange(block))
         mask = k.cmp(C.LT, offs, a["n"])
@@ -53,7 +60,8 @@ def vector_add(dtype: T.ScalarType = T.float32, block: int = 1024, n: int = 100_
 
     npt = NP[dtype.name]
     return Case(
-        f"vector_add_{dtype.name}", build,
+        f"vector_add_{dtype.name}",
+        build,
         lambda r: {"x": r.standard_normal(n).astype(npt), "y": r.standard_normal(n).astype(npt)},
         lambda i: {"out": np.empty(n, npt)},
         lambda i: ["x", "y", "out", n],
@@ -65,9 +73,16 @@ def vector_add(dtype: T.ScalarType = T.float32, block: int = 1024, n: int = 100_
 
 def softmax(n_rows: int = 37, n_cols: int = 781, block: int = 1024, num_warps: int = 4) -> Case:
     def build() -> ModuleOp:
-        k = KernelBuilder("softmax_kernel", [pointer_arg("out", T.float32), pointer_arg("inp", T.float32),
-                                             scalar_arg("in_stride", T.int32), scalar_arg("out_stride", T.int32),
-                                             scalar_arg("n_cols", T.int32)])
+        k = KernelBuilder(
+            "softmax_kernel",
+            [
+                pointer_arg("out", T.float32),
+                pointer_arg("inp", T.float32),
+                scalar_arg("in_stride", T.int32),
+                scalar_arg("out_stride", T.int32),
+                scalar_arg("n_cols", T.int32),
+            ],
+        )
         a = k.arg
         row = k.pid()
         cols = k.arange(block)
@@ -85,21 +100,36 @@ def softmax(n_rows: int = 37, n_cols: int = 781, block: int = 1024, num_warps: i
         return {"out": e / e.sum(axis=1, keepdims=True)}
 
     return Case(
-        f"softmax_{n_cols}", build,
+        f"softmax_{n_cols}",
+        build,
         lambda r: {"inp": r.standard_normal((n_rows, n_cols)).astype(np.float32)},
         lambda i: {"out": np.empty((n_rows, n_cols), np.float32)},
         lambda i: ["out", "inp", n_cols, n_cols, n_cols],
-        lambda i: (n_rows,), ref, rtol=1e-4, atol=1e-6, num_warps=num_warps,
+        lambda i: (n_rows,),
+        ref,
+        rtol=1e-4,
+        atol=1e-6,
+        num_warps=num_warps,
     )
 
 
 def layer_norm(m: int = 19, n: int = 700, block: int = 256) -> Case:
     def build() -> ModuleOp:
         f32 = T.float32
-        k = KernelBuilder("layer_norm_fwd", [pointer_arg("X", f32), pointer_arg("Y", f32), pointer_arg("W", f32),
-                                             pointer_arg("B", f32), pointer_arg("Mean", f32), pointer_arg("Rstd", f32),
-                                             scalar_arg("stride", T.int32), scalar_arg("N", T.int32),
-                                             scalar_arg("eps", f32)])
+        k = KernelBuilder(
+            "layer_norm_fwd",
+            [
+                pointer_arg("X", f32),
+                pointer_arg("Y", f32),
+                pointer_arg("W", f32),
+                pointer_arg("B", f32),
+                pointer_arg("Mean", f32),
+                pointer_arg("Rstd", f32),
+                scalar_arg("stride", T.int32),
+                scalar_arg("N", T.int32),
+                scalar_arg("eps", f32),
+            ],
+        )
         a = k.arg
         row = k.pid()
         X = k.add(a["X"], k.mul(row, a["stride"]))
@@ -148,24 +178,53 @@ def layer_norm(m: int = 19, n: int = 700, block: int = 256) -> Case:
         return {"Y": (x - mu[:, None]) * rstd[:, None] * i["W"] + i["B"], "Mean": mu, "Rstd": rstd}
 
     return Case(
-        "layer_norm_fwd", build,
-        lambda r: {"X": r.standard_normal((m, n)).astype(np.float32), "W": r.random(n).astype(np.float32),
-                   "B": r.random(n).astype(np.float32)},
-        lambda i: {"Y": np.empty((m, n), np.float32), "Mean": np.empty(m, np.float32), "Rstd": np.empty(m, np.float32)},
+        "layer_norm_fwd",
+        build,
+        lambda r: {
+            "X": r.standard_normal((m, n)).astype(np.float32),
+            "W": r.random(n).astype(np.float32),
+            "B": r.random(n).astype(np.float32),
+        },
+        lambda i: {
+            "Y": np.empty((m, n), np.float32),
+            "Mean": np.empty(m, np.float32),
+            "Rstd": np.empty(m, np.float32),
+        },
         lambda i: ["X", "Y", "W", "B", "Mean", "Rstd", n, n, 1e-5],
-        lambda i: (m,), ref, rtol=1e-4, atol=1e-5,
+        lambda i: (m,),
+        ref,
+        rtol=1e-4,
+        atol=1e-5,
     )
 
 
-def matmul(m: int = 100, n: int = 72, kk: int = 80, bm: int = 32, bn: int = 32, bk: int = 16,
-           dtype: T.ScalarType = T.float32, acc: T.ScalarType = T.float32) -> Case:
+def matmul(
+    m: int = 100,
+    n: int = 72,
+    kk: int = 80,
+    bm: int = 32,
+    bn: int = 32,
+    bk: int = 16,
+    dtype: T.ScalarType = T.float32,
+    acc: T.ScalarType = T.float32,
+) -> Case:
     """Tutorial 03's loop over K with masked loads and a pointer-tile loop carry."""
 
     def build() -> ModuleOp:
-        k = KernelBuilder(f"matmul_{dtype.name}", [
-            pointer_arg("a", dtype), pointer_arg("b", dtype), pointer_arg("c", acc),
-            scalar_arg("M", T.int32), scalar_arg("N", T.int32), scalar_arg("K", T.int32),
-            scalar_arg("stride_am", T.int32), scalar_arg("stride_bk", T.int32), scalar_arg("stride_cm", T.int32)])
+        k = KernelBuilder(
+            f"matmul_{dtype.name}",
+            [
+                pointer_arg("a", dtype),
+                pointer_arg("b", dtype),
+                pointer_arg("c", acc),
+                scalar_arg("M", T.int32),
+                scalar_arg("N", T.int32),
+                scalar_arg("K", T.int32),
+                scalar_arg("stride_am", T.int32),
+                scalar_arg("stride_bk", T.int32),
+                scalar_arg("stride_cm", T.int32),
+            ],
+        )
         a = k.arg
         rm = k.bin(K.REM, k.add(k.mul(k.pid(0), k.c(bm)), k.arange(bm)), k.b.splat(a["M"], (bm,)))
         rn = k.bin(K.REM, k.add(k.mul(k.pid(1), k.c(bn)), k.arange(bn)), k.b.splat(a["N"], (bn,)))
@@ -194,18 +253,28 @@ def matmul(m: int = 100, n: int = 72, kk: int = 80, bm: int = 32, bn: int = 32, 
 
     def inputs(r: np.random.Generator) -> Arrays:
         if dtype.is_floating():
-            return {"a": r.standard_normal((m, kk)).astype(npt), "b": r.standard_normal((kk, n)).astype(npt)}
-        return {"a": r.integers(-100, 100, (m, kk)).astype(npt), "b": r.integers(-100, 100, (kk, n)).astype(npt)}
+            return {
+                "a": r.standard_normal((m, kk)).astype(npt),
+                "b": r.standard_normal((kk, n)).astype(npt),
+            }
+        return {
+            "a": r.integers(-100, 100, (m, kk)).astype(npt),
+            "b": r.integers(-100, 100, (kk, n)).astype(npt),
+        }
 
     def ref(i: Arrays) -> Arrays:
         return {"c": i["a"].astype(np.float64) @ i["b"].astype(np.float64)}
 
     return Case(
-        f"matmul_{dtype.name}_{acc.name}", build, inputs,
+        f"matmul_{dtype.name}_{acc.name}",
+        build,
+        inputs,
         lambda i: {"c": np.empty((m, n), acct)},
         lambda i: ["a", "b", "c", m, n, kk, kk, n, n],
-        lambda i: (-(-m // bm), -(-n // bn)), ref,
-        rtol=2e-2 if dtype.bits == 16 else 1e-5, atol=5e-2 if dtype.bits == 16 else 1e-4,
+        lambda i: (-(-m // bm), -(-n // bn)),
+        ref,
+        rtol=2e-2 if dtype.bits == 16 else 1e-5,
+        atol=5e-2 if dtype.bits == 16 else 1e-4,
     )
 
 
@@ -214,8 +283,17 @@ def attention(z_h: int = 3, n_ctx: int = 128, d: int = 32, bm: int = 32, bn: int
 
     def build() -> ModuleOp:
         f16, f32 = T.float16, T.float32
-        k = KernelBuilder("attn_fwd", [pointer_arg("Q", f16), pointer_arg("Kt", f16), pointer_arg("V", f16),
-                                       pointer_arg("Out", f16), scalar_arg("scale", f32), scalar_arg("n_ctx", T.int32)])
+        k = KernelBuilder(
+            "attn_fwd",
+            [
+                pointer_arg("Q", f16),
+                pointer_arg("Kt", f16),
+                pointer_arg("V", f16),
+                pointer_arg("Out", f16),
+                scalar_arg("scale", f32),
+                scalar_arg("n_ctx", T.int32),
+            ],
+        )
         a = k.arg
         base = k.mul(k.mul(k.pid(1), a["n_ctx"]), k.c(d))
         offs_m = k.add(k.mul(k.pid(0), k.c(bm)), k.arange(bm))
@@ -226,7 +304,9 @@ def attention(z_h: int = 3, n_ctx: int = 128, d: int = 32, bm: int = 32, bn: int
         with k.b.at_end_of(loop.body):
             start, m_i, l_i, acc = loop.body.args
             cols = k.add(offs_n, start)
-            kt = k.load(k.add(k.add(k.add(a["Kt"], base), k.mul(k.row(cols), k.c(d))), k.col(offs_d)))
+            kt = k.load(
+                k.add(k.add(k.add(a["Kt"], base), k.mul(k.row(cols), k.c(d))), k.col(offs_d))
+            )
             qk = k.b.dot(q, kt, k.full((bm, bn), 0.0))
             scale = k.mul(a["scale"], k.c(1.44269504, f32))
             m_ij = k.bin(K.MAX, m_i, k.mul(k.reduce(qk, 1, K.MAX), scale))
@@ -239,7 +319,9 @@ def attention(z_h: int = 3, n_ctx: int = 128, d: int = 32, bm: int = 32, bn: int
             k.b.yield_([m_ij, l_i, acc])
         m_i, l_i, acc = loop.results
         out = k.cast(k.div(acc, k.col(l_i)), f16)
-        k.store(k.add(k.add(k.add(a["Out"], base), k.mul(k.col(offs_m), k.c(d))), k.row(offs_d)), out)
+        k.store(
+            k.add(k.add(k.add(a["Out"], base), k.mul(k.col(offs_m), k.c(d))), k.row(offs_d)), out
+        )
         return k.finish()
 
     def ref(i: Arrays) -> Arrays:
@@ -250,17 +332,26 @@ def attention(z_h: int = 3, n_ctx: int = 128, d: int = 32, bm: int = 32, bn: int
 
     shape = (z_h, n_ctx, d)
     return Case(
-        "attention_fwd", build,
-        lambda r: {x: (r.standard_normal(shape) * 0.5).astype(np.float16) for x in ("Q", "Kt", "V")},
+        "attention_fwd",
+        build,
+        lambda r: {
+            x: (r.standard_normal(shape) * 0.5).astype(np.float16) for x in ("Q", "Kt", "V")
+        },
         lambda i: {"Out": np.empty(shape, np.float16)},
         lambda i: ["Q", "Kt", "V", "Out", 0.5, n_ctx],
-        lambda i: (n_ctx // bm, z_h), ref, rtol=2e-2, atol=2e-2,
+        lambda i: (n_ctx // bm, z_h),
+        ref,
+        rtol=2e-2,
+        atol=2e-2,
     )
 
 
 def reduce_2d(axis: int, kind: K = K.ADD, m: int = 16, n: int = 128) -> Case:
     def build() -> ModuleOp:
-        k = KernelBuilder(f"reduce_{kind.value}_{axis}", [pointer_arg("x", T.float32), pointer_arg("out", T.float32)])
+        k = KernelBuilder(
+            f"reduce_{kind.value}_{axis}",
+            [pointer_arg("x", T.float32), pointer_arg("out", T.float32)],
+        )
         a = k.arg
         rm, rn = k.arange(m), k.arange(n)
         x = k.load(k.add(k.add(a["x"], k.mul(k.col(rm), k.c(n))), k.row(rn)))
@@ -270,17 +361,23 @@ def reduce_2d(axis: int, kind: K = K.ADD, m: int = 16, n: int = 128) -> Case:
 
     fn = {K.ADD: np.sum, K.MAX: np.max, K.MIN: np.min}[kind]
     return Case(
-        f"reduce_{kind.value}_axis{axis}", build,
+        f"reduce_{kind.value}_axis{axis}",
+        build,
         lambda r: {"x": r.standard_normal((m, n)).astype(np.float32)},
         lambda i: {"out": np.empty(n if axis == 0 else m, np.float32)},
-        lambda i: ["x", "out"], lambda i: (1,),
-        lambda i: {"out": fn(i["x"].astype(np.float64), axis=axis)}, rtol=1e-5, atol=1e-5,
+        lambda i: ["x", "out"],
+        lambda i: (1,),
+        lambda i: {"out": fn(i["x"].astype(np.float64), axis=axis)},
+        rtol=1e-5,
+        atol=1e-5,
     )
 
 
 def scan_2d(axis: int, m: int = 8, n: int = 64, reverse: bool = False) -> Case:
     def build() -> ModuleOp:
-        k = KernelBuilder(f"cumsum_{axis}", [pointer_arg("x", T.int32), pointer_arg("out", T.int32)])
+        k = KernelBuilder(
+            f"cumsum_{axis}", [pointer_arg("x", T.int32), pointer_arg("out", T.int32)]
+        )
         a = k.arg
         offs = k.add(k.mul(k.col(k.arange(m)), k.c(n)), k.row(k.arange(n)))
         x = k.load(k.add(a["x"], offs))
@@ -294,15 +391,26 @@ def scan_2d(axis: int, m: int = 8, n: int = 64, reverse: bool = False) -> Case:
         return {"out": np.cumsum(x, axis=axis)}
 
     return Case(
-        f"cumsum_axis{axis}{'_rev' if reverse else ''}", build,
+        f"cumsum_axis{axis}{'_rev' if reverse else ''}",
+        build,
         lambda r: {"x": r.integers(-50, 50, (m, n)).astype(np.int32)},
         lambda i: {"out": np.empty((m, n), np.int32)},
-        lambda i: ["x", "out"], lambda i: (1,), ref, rtol=0, atol=0,
+        lambda i: ["x", "out"],
+        lambda i: (1,),
+        ref,
+        rtol=0,
+        atol=0,
     )
 
 
-def _copy_2d(name: str, m: int, n: int, transform: Callable[[KernelBuilder, Any], Any],
-             out_shape: tuple[int, ...], ref: Callable[[np.ndarray], np.ndarray]) -> Case:
+def _copy_2d(
+    name: str,
+    m: int,
+    n: int,
+    transform: Callable[[KernelBuilder, Any], Any],
+    out_shape: tuple[int, ...],
+    ref: Callable[[np.ndarray], np.ndarray],
+) -> Case:
     """Load an [m, n] fp32 tile, apply a shape op, store the result row-major."""
 
     def build() -> ModuleOp:
@@ -326,9 +434,13 @@ def _copy_2d(name: str, m: int, n: int, transform: Callable[[KernelBuilder, Any]
         return k.finish()
 
     return Case(
-        name, build, lambda r: {"x": r.standard_normal((m, n)).astype(np.float32)},
+        name,
+        build,
+        lambda r: {"x": r.standard_normal((m, n)).astype(np.float32)},
         lambda i: {"out": np.empty(out_shape, np.float32)},
-        lambda i: ["x", "out"], lambda i: (1,), lambda i: {"out": ref(i["x"].astype(np.float64))},
+        lambda i: ["x", "out"],
+        lambda i: (1,),
+        lambda i: {"out": ref(i["x"].astype(np.float64))},
     )
 
 
@@ -343,34 +455,63 @@ def shape_ops() -> list[Case]:
 
     return [
         _copy_2d("trans", m, n, lambda k, x: k.b.trans(x, (1, 0)), (n, m), lambda x: x.T),
-        _copy_2d("reshape", m, n, lambda k, x: k.b.reshape(x, (n, m)), (n, m), lambda x: x.reshape(n, m)),
+        _copy_2d(
+            "reshape", m, n, lambda k, x: k.b.reshape(x, (n, m)), (n, m), lambda x: x.reshape(n, m)
+        ),
         _copy_2d("flip", m, n, lambda k, x: k.b.flip(x, 1), (m, n), lambda x: x[:, ::-1]),
-        _copy_2d("cat", m, n, lambda k, x: k.b.cat(x, x), (2 * m, n), lambda x: np.concatenate([x, x])),
+        _copy_2d(
+            "cat", m, n, lambda k, x: k.b.cat(x, x), (2 * m, n), lambda x: np.concatenate([x, x])
+        ),
         _copy_2d("split", m, n, split0, (m, n // 2), lambda x: x.reshape(m, n // 2, 2)[..., 0]),
         _copy_2d("join", m, n, join, (m, n, 2), lambda x: np.stack([x, -x], axis=-1)),
     ]
 
 
-def elementwise(fn: str, dtype: T.ScalarType = T.float32, n: int = 2048, fast: bool = False,
-                low: float = 0.1, high: float = 4.0) -> Case:
+def elementwise(
+    fn: str,
+    dtype: T.ScalarType = T.float32,
+    n: int = 2048,
+    fast: bool = False,
+    low: float = 0.1,
+    high: float = 4.0,
+) -> Case:
     npt = NP[dtype.name]
 
     def build() -> ModuleOp:
-        k = KernelBuilder(f"math_{fn}_{dtype.name}", [pointer_arg("x", dtype), pointer_arg("out", dtype)])
+        k = KernelBuilder(
+            f"math_{fn}_{dtype.name}", [pointer_arg("x", dtype), pointer_arg("out", dtype)]
+        )
         offs = k.add(k.mul(k.pid(), k.c(256)), k.arange(256))
         x = k.load(k.add(k.arg["x"], offs))
         k.store(k.add(k.arg["out"], offs), k.math(fn, x, fast=fast))
         return k.finish()
 
-    np_fn = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "exp2": np.exp2,
-             "log2": np.log2, "rsqrt": lambda x: 1 / np.sqrt(x), "floor": np.floor, "abs": np.abs,
-             "tanh": np.tanh, "erf": _erf, "atan": np.arctan}[fn]
+    np_fn = {
+        "exp": np.exp,
+        "log": np.log,
+        "sqrt": np.sqrt,
+        "sin": np.sin,
+        "cos": np.cos,
+        "exp2": np.exp2,
+        "log2": np.log2,
+        "rsqrt": lambda x: 1 / np.sqrt(x),
+        "floor": np.floor,
+        "abs": np.abs,
+        "tanh": np.tanh,
+        "erf": _erf,
+        "atan": np.arctan,
+    }[fn]
     tol = 1e-3 if dtype.bits == 16 else (2e-6 if dtype.bits == 32 else 1e-12)
     return Case(
-        f"math_{fn}_{dtype.name}{'_fast' if fast else ''}", build,
+        f"math_{fn}_{dtype.name}{'_fast' if fast else ''}",
+        build,
         lambda r: {"x": r.uniform(low, high, n).astype(npt)},
-        lambda i: {"out": np.empty(n, npt)}, lambda i: ["x", "out"], lambda i: (n // 256,),
-        lambda i: {"out": np_fn(i["x"].astype(np.float64))}, rtol=max(tol, 4e-6 if fast else tol), atol=1e-6,
+        lambda i: {"out": np.empty(n, npt)},
+        lambda i: ["x", "out"],
+        lambda i: (n // 256,),
+        lambda i: {"out": np_fn(i["x"].astype(np.float64))},
+        rtol=max(tol, 4e-6 if fast else tol),
+        atol=1e-6,
     )
 
 
@@ -382,7 +523,9 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
 def cast(src: T.ScalarType, dst: T.ScalarType, n: int = 1024) -> Case:
     def build() -> ModuleOp:
-        k = KernelBuilder(f"cast_{src.name}_{dst.name}", [pointer_arg("x", src), pointer_arg("out", dst)])
+        k = KernelBuilder(
+            f"cast_{src.name}_{dst.name}", [pointer_arg("x", src), pointer_arg("out", dst)]
+        )
         offs = k.add(k.mul(k.pid(), k.c(256)), k.arange(256))
         x = k.load(k.add(k.arg["x"], offs))
         k.store(k.add(k.arg["out"], offs), k.cast(x, dst))
@@ -390,10 +533,15 @@ def cast(src: T.ScalarType, dst: T.ScalarType, n: int = 1024) -> Case:
 
     s, d = NP[src.name], NP[dst.name]
     return Case(
-        f"cast_{src.name}_{dst.name}", build,
+        f"cast_{src.name}_{dst.name}",
+        build,
         lambda r: {"x": (r.standard_normal(n) * 50).astype(s)},
-        lambda i: {"out": np.empty(n, d)}, lambda i: ["x", "out"], lambda i: (n // 256,),
-        lambda i: {"out": i["x"].astype(d).astype(np.float64)}, rtol=0, atol=0,
+        lambda i: {"out": np.empty(n, d)},
+        lambda i: ["x", "out"],
+        lambda i: (n // 256,),
+        lambda i: {"out": i["x"].astype(d).astype(np.float64)},
+        rtol=0,
+        atol=0,
     )
 
 
@@ -403,8 +551,15 @@ def atomics(n: int = 4096, bins: int = 16) -> Case:
     def build() -> ModuleOp:
         from tilec.ir.ops import AtomicKind
 
-        k = KernelBuilder("histogram", [pointer_arg("x", T.int32), pointer_arg("hist", T.int32),
-                                        pointer_arg("total", T.float32), pointer_arg("vals", T.float32)])
+        k = KernelBuilder(
+            "histogram",
+            [
+                pointer_arg("x", T.int32),
+                pointer_arg("hist", T.int32),
+                pointer_arg("total", T.float32),
+                pointer_arg("vals", T.float32),
+            ],
+        )
         a = k.arg
         offs = k.add(k.mul(k.pid(), k.c(512)), k.arange(512))
         x = k.load(k.add(a["x"], offs))
@@ -415,27 +570,61 @@ def atomics(n: int = 4096, bins: int = 16) -> Case:
         return k.finish()
 
     def ref(i: Arrays) -> Arrays:
-        return {"hist": np.bincount(i["x"] & (bins - 1), minlength=bins).astype(np.float64),
-                "total": np.array([i["vals"].astype(np.float64).sum()])}
+        return {
+            "hist": np.bincount(i["x"] & (bins - 1), minlength=bins).astype(np.float64),
+            "total": np.array([i["vals"].astype(np.float64).sum()]),
+        }
 
     return Case(
-        "atomics_histogram", build,
-        lambda r: {"x": r.integers(0, 1000, n).astype(np.int32), "vals": r.random(n).astype(np.float32)},
+        "atomics_histogram",
+        build,
+        lambda r: {
+            "x": r.integers(0, 1000, n).astype(np.int32),
+            "vals": r.random(n).astype(np.float32),
+        },
         lambda i: {"hist": np.zeros(bins, np.int32), "total": np.zeros(1, np.float32)},
-        lambda i: ["x", "hist", "total", "vals"], lambda i: (n // 512,), ref, rtol=1e-5, atol=1e-3,
+        lambda i: ["x", "hist", "total", "vals"],
+        lambda i: (n // 512,),
+        ref,
+        rtol=1e-5,
+        atol=1e-3,
         tags=("zero_outputs",),
     )
 
 
 def all_cases() -> list[Case]:
     return [
-        vector_add(), vector_add(T.float16), softmax(), softmax(64, 4096, 4096, 8), layer_norm(),
-        matmul(), matmul(dtype=T.float16), matmul(dtype=T.float64, acc=T.float64), matmul(dtype=T.int8, acc=T.int32),
-        attention(), reduce_2d(0), reduce_2d(1), reduce_2d(1, K.MAX), reduce_2d(0, K.MIN),
-        scan_2d(1), scan_2d(0), scan_2d(1, reverse=True), *shape_ops(),
-        elementwise("exp"), elementwise("log"), elementwise("sqrt"), elementwise("erf"),
-        elementwise("sin", fast=True, low=-3, high=3), elementwise("exp", T.float64), elementwise("tanh", low=-3, high=3),
-        elementwise("exp", T.float16, low=-2, high=2), elementwise("rsqrt"), elementwise("atan", T.float64),
-        cast(T.float32, T.float16), cast(T.float32, T.int32), cast(T.int32, T.float32), cast(T.float16, T.float64),
+        vector_add(),
+        vector_add(T.float16),
+        softmax(),
+        softmax(64, 4096, 4096, 8),
+        layer_norm(),
+        matmul(),
+        matmul(dtype=T.float16),
+        matmul(dtype=T.float64, acc=T.float64),
+        matmul(dtype=T.int8, acc=T.int32),
+        attention(),
+        reduce_2d(0),
+        reduce_2d(1),
+        reduce_2d(1, K.MAX),
+        reduce_2d(0, K.MIN),
+        scan_2d(1),
+        scan_2d(0),
+        scan_2d(1, reverse=True),
+        *shape_ops(),
+        elementwise("exp"),
+        elementwise("log"),
+        elementwise("sqrt"),
+        elementwise("erf"),
+        elementwise("sin", fast=True, low=-3, high=3),
+        elementwise("exp", T.float64),
+        elementwise("tanh", low=-3, high=3),
+        elementwise("exp", T.float16, low=-2, high=2),
+        elementwise("rsqrt"),
+        elementwise("atan", T.float64),
+        cast(T.float32, T.float16),
+        cast(T.float32, T.int32),
+        cast(T.int32, T.float32),
+        cast(T.float16, T.float64),
         atomics(),
     ]

@@ -10,7 +10,10 @@ from cuda_ir_kernels import all_cases
 
 CASES = {c.name: c for c in all_cases()}
 
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and torch")]
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and torch"),
+]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -6,10 +6,19 @@ import itertools
 
 import pytest
 
-from tilec.backends.cuda.layout import WARP_SIZE, Layout, Slice, default_layout, expand, register_keys
+from tilec.backends.cuda.layout import (
+    WARP_SIZE,
+    Layout,
+    Slice,
+    default_layout,
+    expand,
+    register_keys,
+)
 
 
-def _thread_coords(layout: Layout, shape: tuple[int, ...], lane: int, warp: int) -> list[tuple[int, ...]]:
+def _thread_coords(
+    layout: Layout, shape: tuple[int, ...], lane: int, warp: int
+) -> list[tuple[int, ...]]:
     """The elements one thread holds, computed the way the lowering's IR computes them."""
     out = []
     for key in register_keys(layout, shape):
@@ -21,13 +30,26 @@ def _thread_coords(layout: Layout, shape: tuple[int, ...], lane: int, warp: int)
     return out
 
 
-SHAPES = [(1024,), (16,), (1,), (64, 64), (16, 128), (128, 16), (2, 256), (32, 1), (1, 32), (4, 8, 16)]
+SHAPES = [
+    (1024,),
+    (16,),
+    (1,),
+    (64, 64),
+    (16, 128),
+    (128, 16),
+    (2, 256),
+    (32, 1),
+    (1, 32),
+    (4, 8, 16),
+]
 
 
 @pytest.mark.parametrize("num_warps", [1, 4, 8])
 @pytest.mark.parametrize("vec", [1, 4, 8])
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_default_layout_covers_every_element_once_per_owner(shape: tuple[int, ...], vec: int, num_warps: int) -> None:
+def test_default_layout_covers_every_element_once_per_owner(
+    shape: tuple[int, ...], vec: int, num_warps: int
+) -> None:
     layout = default_layout(shape, num_warps, vec)
     seen: dict[tuple[int, ...], int] = {}
     for warp, lane in itertools.product(range(num_warps), range(WARP_SIZE)):

@@ -16,7 +16,9 @@ CASES = {c.name: c for c in all_cases()}
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_compiles_and_assembles(name: str, arch: str) -> None:
     case = CASES[name]
-    kernel = CudaCompiler(assembler="none").compile(case.build(), Target("cuda", arch), CompileOptions(num_warps=case.num_warps))
+    kernel = CudaCompiler(assembler="none").compile(
+        case.build(), Target("cuda", arch), CompileOptions(num_warps=case.num_warps)
+    )
     ptx = kernel.asm["ptx"]
     assert isinstance(ptx, str) and f".target {arch}" in ptx and f".entry {kernel.name}" in ptx
     if toolchain.ptxas_path():
@@ -29,7 +31,11 @@ def test_nvjitlink_and_ptxas_both_assemble() -> None:
     if not (toolchain.nvjitlink_available() and toolchain.ptxas_path()):
         pytest.skip("needs both nvJitLink and ptxas")
     case = CASES["softmax_781"]
-    ptx = CudaCompiler(assembler="none").compile(case.build(), Target("cuda", "sm_90a"), CompileOptions()).asm["ptx"]
+    ptx = (
+        CudaCompiler(assembler="none")
+        .compile(case.build(), Target("cuda", "sm_90a"), CompileOptions())
+        .asm["ptx"]
+    )
     assert isinstance(ptx, str)
     a = assemble.with_nvjitlink(ptx, "sm_90a")
     b = assemble.with_ptxas(ptx, "sm_90a", toolchain.ptxas_path() or "")

@@ -41,7 +41,9 @@ def with_nvjitlink(ptx: str, arch: str) -> Assembled:
             nvjitlink.complete(handle)
         except Exception as exc:
             log = _error_log(nvjitlink, handle)
-            raise LoweringError(f"nvJitLink could not assemble the PTX for {arch}: {exc}\n{log}", ir=ptx) from exc
+            raise LoweringError(
+                f"nvJitLink could not assemble the PTX for {arch}: {exc}\n{log}", ir=ptx
+            ) from exc
         cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
         nvjitlink.get_linked_cubin(handle, cubin)
         size = nvjitlink.get_info_log_size(handle)
@@ -69,8 +71,12 @@ def with_ptxas(ptx: str, arch: str, ptxas: str) -> Assembled:
         src, out = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(src, "w") as f:
             f.write(ptx)
-        proc = subprocess.run([ptxas, f"-arch={arch}", "-O3", "-v", src, "-o", out],
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [ptxas, f"-arch={arch}", "-O3", "-v", src, "-o", out],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         log = proc.stdout + proc.stderr
         if proc.returncode != 0:
             raise LoweringError(f"ptxas could not assemble the PTX for {arch}:\n{log}", ir=ptx)

@@ -56,7 +56,11 @@ class AxisAnalysis:
             div = 1
             if spec.divisible_by_16:
                 div = 16
-            if spec.kind is ArgKind.SCALAR and isinstance(spec.type, ScalarType) and spec.type.is_floating():
+            if (
+                spec.kind is ArgKind.SCALAR
+                and isinstance(spec.type, ScalarType)
+                and spec.type.is_floating()
+            ):
                 div = 1
             self.info[arg] = AxisInfo((), (div,), ())
         for op in func.walk():
@@ -69,7 +73,9 @@ class AxisAnalysis:
         rule = _RULES.get(type(op))
         if isinstance(op, O.ForOp):
             lb, step = self[op.operands[0]], self[op.operands[2]]
-            self.info[op.induction_var] = AxisInfo((), (math.gcd(lb.divisibility[0], step.divisibility[0]),), ())
+            self.info[op.induction_var] = AxisInfo(
+                (), (math.gcd(lb.divisibility[0], step.divisibility[0]),), ()
+            )
         if rule is None or len(op.results) != 1:
             return
         info = rule(self, op)
@@ -110,9 +116,9 @@ def _expand_dims(a: AxisAnalysis, op: Op) -> AxisInfo:
     ax = op.axis
     div = min(src.divisibility)
     return AxisInfo(
-        src.contiguity[:ax] + (1,) + src.contiguity[ax:],
-        src.divisibility[:ax] + (div,) + src.divisibility[ax:],
-        src.constancy[:ax] + (1,) + src.constancy[ax:],
+        (*src.contiguity[:ax], 1, *src.contiguity[ax:]),
+        (*src.divisibility[:ax], div, *src.divisibility[ax:]),
+        (*src.constancy[:ax], 1, *src.constancy[ax:]),
     )
 
 
@@ -135,7 +141,9 @@ def _add_like(lhs: AxisInfo, rhs: AxisInfo, scale: int, sub: bool) -> AxisInfo:
         math.gcd(lc, rk) if sub else max(math.gcd(lc, rk), math.gcd(rc, lk))
         for lc, rc, lk, rk in zip(lhs.contiguity, rhs.contiguity, lhs.constancy, rhs.constancy)
     )
-    div = tuple(min(math.gcd(ld, rd * scale), MAX_DIV) for ld, rd in zip(lhs.divisibility, rhs.divisibility))
+    div = tuple(
+        min(math.gcd(ld, rd * scale), MAX_DIV) for ld, rd in zip(lhs.divisibility, rhs.divisibility)
+    )
     const = tuple(math.gcd(lk, rk) for lk, rk in zip(lhs.constancy, rhs.constancy))
     return AxisInfo(contig, div, const)
 
@@ -164,6 +172,7 @@ def _addptr(a: AxisAnalysis, op: Op) -> AxisInfo:
 
 
 def _compare(a: AxisAnalysis, op: Op) -> AxisInfo | None:
+    assert isinstance(op, O.CompareOp)
     lhs, rhs = a[op.operands[0]], a[op.operands[1]]
     if not lhs.contiguity:
         return None
@@ -191,7 +200,10 @@ def _logical(a: AxisAnalysis, op: Op) -> AxisInfo | None:
 
 def _binary_or_logical(a: AxisAnalysis, op: Op) -> AxisInfo | None:
     assert isinstance(op, O.BinaryOp)
-    if op.kind in (O.BinaryKind.AND, O.BinaryKind.OR, O.BinaryKind.XOR) and str(element_of(op.result.type)) == "i1":
+    if (
+        op.kind in (O.BinaryKind.AND, O.BinaryKind.OR, O.BinaryKind.XOR)
+        and str(element_of(op.result.type)) == "i1"
+    ):
         return _logical(a, op)
     return _binary(a, op)
 
@@ -199,7 +211,13 @@ def _binary_or_logical(a: AxisAnalysis, op: Op) -> AxisInfo | None:
 def _cast(a: AxisAnalysis, op: Op) -> AxisInfo | None:
     src = element_of(op.operands[0].type)
     dst = element_of(op.result.type)
-    if isinstance(src, ScalarType) and isinstance(dst, ScalarType) and src.is_int() and dst.is_int() and dst.bits >= src.bits:
+    if (
+        isinstance(src, ScalarType)
+        and isinstance(dst, ScalarType)
+        and src.is_int()
+        and dst.is_int()
+        and dst.bits >= src.bits
+    ):
         return a[op.operands[0]]
     return None
 

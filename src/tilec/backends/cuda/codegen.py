@@ -33,7 +33,9 @@ def check_callees(llir: str) -> None:
     """Refuse any declared function LLVM might fail to select (it would abort Python)."""
     for name in _DECLARE.findall(llir):
         if not _ALLOWED.fullmatch(name):
-            raise LoweringError(f"refusing to hand LLVM an unvetted callee @{name} (it could abort)")
+            raise LoweringError(
+                f"refusing to hand LLVM an unvetted callee @{name} (it could abort)"
+            )
     if _NEEDS_AFN.search(llir):
         raise LoweringError("llvm.sin/cos/tanh without afn cannot be selected for NVPTX")
 
@@ -58,8 +60,10 @@ def target_machine(arch: str, ptx_version: int):  # type: ignore[no-untyped-def]
 def _libdevice_bitcode() -> bytes:
     path = toolchain.libdevice_path()
     if path is None:
-        raise PlatformError("libdevice.10.bc was not found: pip install nvidia-nvvm, or set CUDA_HOME "
-                            "or TILEC_LIBDEVICE_PATH (needed by math functions such as erf, pow, fp64 exp)")
+        raise PlatformError(
+            "libdevice.10.bc was not found: pip install nvidia-nvvm, or set CUDA_HOME "
+            "or TILEC_LIBDEVICE_PATH (needed by math functions such as erf, pow, fp64 exp)"
+        )
     with open(path, "rb") as f:
         return f.read()
 

@@ -27,7 +27,16 @@ from .rules_memory import RULES as MEMORY
 from .rules_reduce import RULES as REDUCE
 from .rules_shape import RULES as SHAPE
 
-RULES: dict[type, Rule] = {**ELEMENTWISE, **MEMORY, **REDUCE, **CONTROL, **SHAPE, **DOT, **ATOMIC, **DEBUG}
+RULES: dict[type, Rule] = {
+    **ELEMENTWISE,
+    **MEMORY,
+    **REDUCE,
+    **CONTROL,
+    **SHAPE,
+    **DOT,
+    **ATOMIC,
+    **DEBUG,
+}
 
 
 def kernel_of(module: ModuleOp) -> FuncOp:
@@ -48,9 +57,17 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
     attrs = f' "nvvm.maxntid"="{threads}"'
     if options.maxnreg:
         attrs += f' "nvvm.maxnreg"="{options.maxnreg}"'
-    text, n = re.subn(r'^(define ptx_kernel void @"?[\w.$]+"?\(.*\))', lambda m: m.group(1) + attrs, text, count=1, flags=re.M)
+    text, n = re.subn(
+        r'^(define ptx_kernel void @"?[\w.$]+"?\(.*\))',
+        lambda m: m.group(1) + attrs,
+        text,
+        count=1,
+        flags=re.M,
+    )
     if n != 1:
-        raise LoweringError("could not find the kernel definition in the generated LLVM IR", ir=text)
+        raise LoweringError(
+            "could not find the kernel definition in the generated LLVM IR", ir=text
+        )
     return text, lowering
 
 
@@ -76,12 +93,22 @@ class CudaCompiler:
         llir, lowering = lower(func, arch, options)
         optimized, ptx = codegen.to_ptx(llir, arch, version, func.sym_name)
         asm: dict[str, str | bytes] = {"tir": print_ir(module), "llir": optimized, "ptx": ptx}
-        result = assemble.assemble(ptx, arch, self.assembler) if self.assembler != "none" else assemble.Assembled(None, 0, 0, "", "none")
+        result = (
+            assemble.assemble(ptx, arch, self.assembler)
+            if self.assembler != "none"
+            else assemble.Assembled(None, 0, 0, "", "none")
+        )
         if result.cubin is not None:
             asm["cubin"] = result.cubin
         meta = KernelMetadata(
-            name=func.sym_name, symbol=func.sym_name, target=target, options=options,
-            params=func.specs, shared=lowering.shared_bytes, n_regs=result.n_regs,
-            n_spills=result.n_spills, asserts=tuple(lowering.asserts),
+            name=func.sym_name,
+            symbol=func.sym_name,
+            target=target,
+            options=options,
+            params=func.specs,
+            shared=lowering.shared_bytes,
+            n_regs=result.n_regs,
+            n_spills=result.n_spills,
+            asserts=tuple(lowering.asserts),
         )
         return CompiledKernel(meta, asm)

@@ -8,6 +8,7 @@ context is retained and made current, which is the one torch and CuPy use as wel
 from __future__ import annotations
 
 import ctypes
+import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,8 +92,14 @@ class CudaDriver:
         self.ensure_context()
         dev = check(cu.cuCtxGetDevice(), "cuCtxGetDevice")
         attr = cu.CUdevice_attribute
-        major = check(cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute")
-        minor = check(cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute")
+        major = check(
+            cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+            "cuDeviceGetAttribute",
+        )
+        minor = check(
+            cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
+            "cuDeviceGetAttribute",
+        )
         version = check(cu.cuDriverGetVersion(), "cuDriverGetVersion")
         arch = arch_name(major, minor)
         return Target("cuda", arch, ptx_version=ptx_version.choose(arch, version))
@@ -100,19 +107,29 @@ class CudaDriver:
     def load(self, compiled: CompiledKernel) -> LoadedKernel:
         cu = _cu()
         self.ensure_context()
-        image = compiled.asm.get("cubin")
-        if image is None:
+        cubin = compiled.asm.get("cubin")
+        if isinstance(cubin, bytes):
+            image = cubin
+        else:  # no assembler was found: the driver JIT-compiles the PTX
             ptx = compiled.asm["ptx"]
             image = (ptx if isinstance(ptx, str) else ptx.decode()).encode() + b"\0"
-        module = check(cu.cuModuleLoadData(bytes(image)), "cuModuleLoadData")
-        fn = check(cu.cuModuleGetFunction(module, compiled.metadata.symbol.encode()), "cuModuleGetFunction")
+        module = check(cu.cuModuleLoadData(image), "cuModuleLoadData")
+        fn = check(
+            cu.cuModuleGetFunction(module, compiled.metadata.symbol.encode()), "cuModuleGetFunction"
+        )
         fa = cu.CUfunction_attribute
         regs = check(cu.cuFuncGetAttribute(fa.CU_FUNC_ATTRIBUTE_NUM_REGS, fn), "cuFuncGetAttribute")
         shared = compiled.metadata.shared  # dynamic: the launch passes it
         if shared > 48 * 1024:  # above 48 KiB a kernel must opt in
-            check(cu.cuFuncSetAttribute(fn, fa.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared),
-                  "cuFuncSetAttribute")
-        return LoadedKernel(module, fn, int(fn), compiled, int(regs), compiled.metadata.n_spills, shared)
+            check(
+                cu.cuFuncSetAttribute(
+                    fn, fa.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared
+                ),
+                "cuFuncSetAttribute",
+            )
+        return LoadedKernel(
+            module, fn, int(fn), compiled, int(regs), compiled.metadata.n_spills, shared
+        )
 
 
 _CTYPES = {
@@ -139,18 +156,18 @@ def pack_argument(spec: ArgSpec, x: Any) -> ctypes._SimpleCData:
         return ctypes.c_uint64(device_pointer(x))
     assert isinstance(spec.type, ScalarType)
     name = spec.type.name
-    if name in ("fp16", "bf16"):
-        import struct
-
-        import numpy as np
-
-        bits = np.array([x], dtype=np.float16).view(np.uint16)[0] if name == "fp16" else (
-            struct.unpack("<I", struct.pack("<f", float(x)))[0] >> 16)
-        return ctypes.c_uint16(int(bits))
-    return _CTYPES[name](x)
+    if name == "fp16":
+        return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", float(x)))[0])
+    if name == "bf16":
+        bits = struct.unpack("<I", struct.pack("<f", float(x)))[0]
+        return ctypes.c_uint16((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 & 0xFFFF)
+    ctype: Any = _CTYPES[name]
+    return ctype(x)  # type: ignore[no-any-return]
 
 
-def launch(kernel: LoadedKernel, grid: tuple[int, ...], args: tuple[Any, ...], stream: int = 0) -> None:
+def launch(
+    kernel: LoadedKernel, grid: tuple[int, ...], args: tuple[Any, ...], stream: int = 0
+) -> None:
     """Launch with ``args`` for the kernel's runtime parameters (test/bench helper; the runtime
     launches through tilec.runtime.launcher)."""
     cu = _cu()
@@ -159,7 +176,21 @@ def launch(kernel: LoadedKernel, grid: tuple[int, ...], args: tuple[Any, ...], s
         raise LaunchError(f"{kernel.compiled.name} takes {len(params)} arguments, got {len(args)}")
     values = [pack_argument(s, a) for s, a in zip(params, args)]
     ptrs = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
-    gx, gy, gz = (tuple(grid) + (1, 1))[:3]
+    gx, gy, gz = ((*tuple(grid), 1, 1))[:3]
     threads = kernel.num_warps * WARP_SIZE
-    check(cu.cuLaunchKernel(kernel.function, gx, gy, gz, threads, 1, 1, kernel.shared, stream,
-                            ctypes.addressof(ptrs), 0), "cuLaunchKernel")
+    check(
+        cu.cuLaunchKernel(
+            kernel.function,
+            gx,
+            gy,
+            gz,
+            threads,
+            1,
+            1,
+            kernel.shared,
+            stream,
+            ctypes.addressof(ptrs),
+            0,
+        ),
+        "cuLaunchKernel",
+    )

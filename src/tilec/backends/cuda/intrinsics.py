@@ -56,7 +56,11 @@ def _through_i32(b: ir.IRBuilder, v: ir.Value, op: object) -> ir.Value:
         vec = b.bitcast(as_int, ir.VectorType(I32, 2))
         lo = op(b.extract_element(vec, ir.Constant(I32, 0)))  # type: ignore[operator]
         hi = op(b.extract_element(vec, ir.Constant(I32, 1)))  # type: ignore[operator]
-        vec = b.insert_element(b.insert_element(ir.Constant(ir.VectorType(I32, 2), None), lo, ir.Constant(I32, 0)), hi, ir.Constant(I32, 1))
+        vec = b.insert_element(
+            b.insert_element(ir.Constant(ir.VectorType(I32, 2), None), lo, ir.Constant(I32, 0)),
+            hi,
+            ir.Constant(I32, 1),
+        )
         out = b.bitcast(vec, ir.IntType(64))
     elif bits == 32:
         out = op(as_int)  # type: ignore[operator]
@@ -85,7 +89,9 @@ def unary_f32(b: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
     return b.call(declare(b, name, F32, [F32]), [x])
 
 
-def llvm_intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type | None = None) -> ir.Value:
+def llvm_intrinsic(
+    b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type | None = None
+) -> ir.Value:
     """An overloaded ``llvm.*`` intrinsic on the type of its first argument (``llvm.fma.f32``)."""
     ty = args[0].type
     suffix = _suffix(ty)
@@ -99,8 +105,14 @@ def _suffix(ty: ir.Type) -> str:
     return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}[str(ty)]
 
 
-def asm(b: ir.IRBuilder, ret: ir.Type, text: str, constraints: str, args: list[ir.Value],
-        side_effect: bool = True) -> ir.Value:
+def asm(
+    b: ir.IRBuilder,
+    ret: ir.Type,
+    text: str,
+    constraints: str,
+    args: list[ir.Value],
+    side_effect: bool = True,
+) -> ir.Value:
     fnty = ir.FunctionType(ret, [a.type for a in args])
     return b.asm(fnty, text, constraints, args, side_effect)
 

@@ -84,7 +84,7 @@ class Slice:
         return tuple(d - (d > self.dim) for d in self.parent.order if d != self.dim)
 
 
-Layout = Union[Blocked, Slice]
+Layout = Union[Blocked, Slice]  # noqa: UP007 (a runtime alias; X | Y needs 3.10 classes)
 
 
 def _pow2_floor(n: int) -> int:
@@ -113,7 +113,9 @@ def default_layout(shape: tuple[int, ...], num_warps: int, vec: int) -> Blocked:
     return Blocked(_with_strides(spt, tpw, wpc, order), order)
 
 
-def _with_strides(spt: list[int], tpw: list[int], wpc: list[int], order: tuple[int, ...]) -> tuple[DimMap, ...]:
+def _with_strides(
+    spt: list[int], tpw: list[int], wpc: list[int], order: tuple[int, ...]
+) -> tuple[DimMap, ...]:
     maps: list[DimMap | None] = [None] * len(spt)
     lane_stride = warp_stride = 1
     for d in order:
@@ -136,7 +138,7 @@ def expand(layout: Layout, axis: int) -> Layout:
         return layout.parent
     maps = list(layout.dim_maps())
     maps.insert(axis, TRIVIAL)
-    order = tuple(d + (d >= axis) for d in layout.order) + (axis,)
+    order = (*tuple(d + (d >= axis) for d in layout.order), axis)
     return Blocked(tuple(maps), order)
 
 

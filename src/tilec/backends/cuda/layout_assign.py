@@ -63,7 +63,11 @@ class LayoutPlan:
                     if isinstance(v.type, TileType) and v.type.shape == result.type.shape:
                         self._request(v, self.want[result])
         elif isinstance(op, O.StoreOp):
-            anchor = self.want.get(op.ptr) or self.default(op.value) if isinstance(op.value.type, TileType) else None
+            anchor = (
+                self.want.get(op.ptr) or self.default(op.value)
+                if isinstance(op.value.type, TileType)
+                else None
+            )
             if anchor is not None:
                 for v in op.operands:
                     self._request(v, anchor)
@@ -103,7 +107,13 @@ class LayoutPlan:
                 if lay is not None:
                     self.want[a] = lay
             self._block(block)
-        inits = op.operands[3:] if isinstance(op, O.ForOp) else op.operands if isinstance(op, O.WhileOp) else []
+        inits = (
+            op.operands[3:]
+            if isinstance(op, O.ForOp)
+            else op.operands
+            if isinstance(op, O.WhileOp)
+            else []
+        )
         for v, lay in zip(inits, layouts):
             if lay is not None:
                 self._request(v, lay)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeAlias, Union
 
 from llvmlite import ir
 
@@ -41,8 +42,8 @@ class Tile:
         return Tile(self.layout, self.shape, {k: fn(v) for k, v in self.regs.items()})
 
 
-Lowered = ir.Value | Tile
-Rule = Callable[["Lowering", Op], None]
+Lowered: TypeAlias = Union[ir.Value, Tile]  # noqa: UP007
+Rule: TypeAlias = Callable[["Lowering", Op], None]
 
 
 def param_type(spec: ArgSpec) -> ir.Type:
@@ -53,8 +54,9 @@ def param_type(spec: ArgSpec) -> ir.Type:
 
 
 class Lowering:
-    def __init__(self, module: ir.Module, func: O.FuncOp, num_warps: int, arch: int,
-                 rules: dict[type, Rule]) -> None:
+    def __init__(
+        self, module: ir.Module, func: O.FuncOp, num_warps: int, arch: int, rules: dict[type, Rule]
+    ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
         self.rules = rules
         self.plan = LayoutPlan(func, num_warps)
@@ -89,7 +91,9 @@ class Lowering:
         if self.shared_bytes > MAX_SHARED:
             raise UnsupportedFeature(
                 f"kernel needs {self.shared_bytes} bytes of shared memory for layout conversions "
-                f"(limit {MAX_SHARED}); use smaller tiles", self.func.loc)
+                f"(limit {MAX_SHARED}); use smaller tiles",
+                self.func.loc,
+            )
 
     def block(self, block: Block) -> None:
         for op in block.ops:
@@ -97,7 +101,9 @@ class Lowering:
                 continue
             rule = self.rules.get(type(op))
             if rule is None:
-                raise UnsupportedFeature(f"the CUDA backend cannot lower '{op.name}' yet (#6)", op.loc)
+                raise UnsupportedFeature(
+                    f"the CUDA backend cannot lower '{op.name}' yet (#6)", op.loc
+                )
             rule(self, op)
 
     # -- values ------------------------------------------------------------------------------
@@ -148,7 +154,11 @@ class Lowering:
             if dm.distinct_threads(n) == 1:
                 out.append(_c(off % n))
                 continue
-            t = self.prologue.mul(self.thread_index(dm), _c(dm.spt)) if dm.spt > 1 else self.thread_index(dm)
+            t = (
+                self.prologue.mul(self.thread_index(dm), _c(dm.spt))
+                if dm.spt > 1
+                else self.thread_index(dm)
+            )
             out.append(self.b.urem(self.b.add(t, _c(off)), _c(n)))
         return out
 
@@ -158,15 +168,24 @@ class Lowering:
         conds = []
         for dm, n in zip(layout.dim_maps(), shape):
             if dm.tpw * dm.wpc > dm.distinct_threads(n):
-                conds.append(self.prologue.icmp_unsigned("<", self.thread_index(dm), _c(dm.distinct_threads(n))))
+                conds.append(
+                    self.prologue.icmp_unsigned(
+                        "<", self.thread_index(dm), _c(dm.distinct_threads(n))
+                    )
+                )
         lane_bits = warp_bits = 0
         for dm in layout.dim_maps():
             lane_bits |= (dm.tpw - 1) * dm.lane_stride
             warp_bits |= (dm.wpc - 1) * dm.warp_stride
-        for reg, bits, total in ((self.lane, lane_bits, WARP_SIZE), (self.warp, warp_bits, self.num_warps)):
+        for reg, bits, total in (
+            (self.lane, lane_bits, WARP_SIZE),
+            (self.warp, warp_bits, self.num_warps),
+        ):
             free = (total - 1) & ~bits
             if free:
-                conds.append(self.prologue.icmp_unsigned("==", self.prologue.and_(reg, _c(free)), _c(0)))
+                conds.append(
+                    self.prologue.icmp_unsigned("==", self.prologue.and_(reg, _c(free)), _c(0))
+                )
         if not conds:
             return None
         out = conds[0]
@@ -191,7 +210,9 @@ class Lowering:
         """The base of the scratch shared memory, which must hold at least ``nbytes``."""
         if self._smem is None:
             # dynamic shared memory, sized at launch by KernelMetadata.shared (as in Triton)
-            self._smem = ir.GlobalVariable(self.module, ir.ArrayType(I8, 0), "tilec_smem", addrspace=3)
+            self._smem = ir.GlobalVariable(
+                self.module, ir.ArrayType(I8, 0), "tilec_smem", addrspace=3
+            )
             self._smem.linkage = "external"
             self._smem.align = 16
             self._smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
@@ -211,8 +232,13 @@ class Lowering:
             return Tile(layout, t.shape, t.regs)
         return self.remap([t], layout, t.shape, lambda c: self.linear(c, t.shape))
 
-    def remap(self, tiles: list[Tile], layout: Layout, shape: tuple[int, ...],
-              source_index: Callable[[list[ir.Value]], ir.Value]) -> Tile:
+    def remap(
+        self,
+        tiles: list[Tile],
+        layout: Layout,
+        shape: tuple[int, ...],
+        source_index: Callable[[list[ir.Value]], ir.Value],
+    ) -> Tile:
         """Move elements through shared memory: ``tiles`` are written one after the other
         (row-major each); the element at coordinates ``c`` of the result (in ``shape`` and
         ``layout``) reads buffer element ``source_index(c)``."""

@@ -19,15 +19,38 @@ from .types import F32, F64, I1, I32, is_float
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
 
-_LLVM_UNARY = {"floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint",
-               "nearbyint": "nearbyint", "round": "round", "sqrt_rn": "sqrt"}
+_LLVM_UNARY = {
+    "floor": "floor",
+    "ceil": "ceil",
+    "trunc": "trunc",
+    "rint": "rint",
+    "nearbyint": "nearbyint",
+    "round": "round",
+    "sqrt_rn": "sqrt",
+}
 _LLVM_BINARY = {"fmin": "minnum", "fmax": "maxnum", "copysign": "copysign"}
-_LIBDEVICE_F32_ONLY = {"fast_expf", "fast_logf", "fast_log2f", "fast_exp10f", "fast_log10f",
-                       "fast_sinf", "fast_cosf", "fast_tanf", "fast_powf", "fast_dividef", "saturatef"}
-_LIBDEVICE_NAMES = {"div_rn": ("__nv_fdiv_rn", "__nv_ddiv_rn"), "div_rz": ("__nv_fdiv_rz", "__nv_ddiv_rz"),
-                    "div_rd": ("__nv_fdiv_rd", "__nv_ddiv_rd"), "div_ru": ("__nv_fdiv_ru", "__nv_ddiv_ru"),
-                    "rcp_rn": ("__nv_frcp_rn", "__nv_drcp_rn"), "ilogb": ("__nv_ilogbf", "__nv_ilogb"),
-                    "ldexp": ("__nv_ldexpf", "__nv_ldexp")}
+_LIBDEVICE_F32_ONLY = {
+    "fast_expf",
+    "fast_logf",
+    "fast_log2f",
+    "fast_exp10f",
+    "fast_log10f",
+    "fast_sinf",
+    "fast_cosf",
+    "fast_tanf",
+    "fast_powf",
+    "fast_dividef",
+    "saturatef",
+}
+_LIBDEVICE_NAMES = {
+    "div_rn": ("__nv_fdiv_rn", "__nv_ddiv_rn"),
+    "div_rz": ("__nv_fdiv_rz", "__nv_ddiv_rz"),
+    "div_rd": ("__nv_fdiv_rd", "__nv_ddiv_rd"),
+    "div_ru": ("__nv_fdiv_ru", "__nv_ddiv_ru"),
+    "rcp_rn": ("__nv_frcp_rn", "__nv_drcp_rn"),
+    "ilogb": ("__nv_ilogbf", "__nv_ilogb"),
+    "ldexp": ("__nv_ldexpf", "__nv_ldexp"),
+}
 
 
 def apply(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool) -> ir.Value:
@@ -36,7 +59,18 @@ def apply(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast
         return _integer(b, fn, args, elem)
     if fn in ("isnan", "isinf", "isfinite", "signbit"):
         return _predicate(b, fn, args[0], elem)
-    if elem.bits < 32 and fn not in ("neg", "abs", "fma", "floor", "ceil", "trunc", "rint", "fmin", "fmax", "copysign"):
+    if elem.bits < 32 and fn not in (
+        "neg",
+        "abs",
+        "fma",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "fmin",
+        "fmax",
+        "copysign",
+    ):
         wide = [b.fpext(a, F32) if is_float(a.type) else a for a in args]
         out = _float(b, fn, wide, 32, fast)
         return b.fptrunc(out, args[0].type) if is_float(out.type) else out
@@ -59,7 +93,9 @@ def _float(b: ir.IRBuilder, fn: str, args: list[ir.Value], bits: int, fast: bool
         return intr.llvm_intrinsic(b, _LLVM_BINARY[fn], args)
     if fn == "sqrt":
         flags = ("afn",) if fast and f32 else ()
-        return b.call(intr.declare(b, f"llvm.sqrt.{'f32' if f32 else 'f64'}", ty, [ty]), [x], fastmath=flags)
+        return b.call(
+            intr.declare(b, f"llvm.sqrt.{'f32' if f32 else 'f64'}", ty, [ty]), [x], fastmath=flags
+        )
     if fn == "rsqrt" and f32:
         root = b.call(intr.declare(b, "llvm.sqrt.f32", F32, [F32]), [x], fastmath=("afn",))
         return b.fdiv(ir.Constant(F32, 1.0), root, flags=("arcp", "afn"))
@@ -98,7 +134,9 @@ def _predicate(b: ir.IRBuilder, fn: str, x: ir.Value, elem: ScalarType) -> ir.Va
     if fn == "isnan":
         return b.fcmp_unordered("uno", x, x)
     if fn == "signbit":
-        return b.icmp_signed("<", b.bitcast(x, ir.IntType(elem.bits)), ir.Constant(ir.IntType(elem.bits), 0))
+        return b.icmp_signed(
+            "<", b.bitcast(x, ir.IntType(elem.bits)), ir.Constant(ir.IntType(elem.bits), 0)
+        )
     mag = intr.llvm_intrinsic(b, "fabs", [x])
     inf = ir.Constant(x.type, math.inf)
     if fn == "isinf":

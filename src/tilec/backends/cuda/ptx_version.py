@@ -16,9 +16,26 @@ ARCH_MIN = {
 LLVM_MAX = 90
 
 # the newest PTX ISA a driver of each CUDA version loads (NVIDIA's release table)
-_CUDA_MAX = ((13000, 90), (12090, 88), (12080, 87), (12050, 85), (12040, 84), (12030, 83),
-             (12020, 82), (12010, 81), (12000, 80), (11080, 78), (11070, 77), (11060, 76),
-             (11050, 75), (11040, 74), (11030, 73), (11020, 72), (11010, 71), (11000, 70))
+_CUDA_MAX = (
+    (13000, 90),
+    (12090, 88),
+    (12080, 87),
+    (12050, 85),
+    (12040, 84),
+    (12030, 83),
+    (12020, 82),
+    (12010, 81),
+    (12000, 80),
+    (11080, 78),
+    (11070, 77),
+    (11060, 76),
+    (11050, 75),
+    (11040, 74),
+    (11030, 73),
+    (11020, 72),
+    (11010, 71),
+    (11000, 70),
+)
 
 
 def max_for_driver(cuda_version: int) -> int:
@@ -36,11 +53,14 @@ def choose(arch: str, driver_cuda_version: int | None = None, requested: int | N
         raise UnsupportedFeature(f"the CUDA backend does not know architecture {arch!r}")
     want = requested if requested is not None else low
     if not low <= want <= LLVM_MAX:
-        raise UnsupportedFeature(f"PTX {want / 10:.1f} cannot target {arch} (needs {low / 10:.1f}..{LLVM_MAX / 10:.1f})")
+        raise UnsupportedFeature(
+            f"PTX {want / 10:.1f} cannot target {arch} (needs {low / 10:.1f}..{LLVM_MAX / 10:.1f})"
+        )
     if driver_cuda_version is not None:
         cap = max_for_driver(driver_cuda_version)
         if want > cap:
             raise PlatformError(
                 f"the CUDA driver (CUDA {driver_cuda_version // 1000}.{driver_cuda_version % 1000 // 10}) "
-                f"loads PTX up to {cap / 10:.1f}, but {arch} needs {want / 10:.1f}: update the driver")
+                f"loads PTX up to {cap / 10:.1f}, but {arch} needs {want / 10:.1f}: update the driver"
+            )
     return want

@@ -20,7 +20,12 @@ from .types import I1, I32
 
 _SEM = {"acq_rel": ".acq_rel", "acquire": ".acquire", "release": ".release", "relaxed": ".relaxed"}
 _SCOPE = {"gpu": ".gpu", "cta": ".cta", "sys": ".sys"}
-_BITWISE = {O.AtomicKind.AND: "and", O.AtomicKind.OR: "or", O.AtomicKind.XOR: "xor", O.AtomicKind.XCHG: "exch"}
+_BITWISE = {
+    O.AtomicKind.AND: "and",
+    O.AtomicKind.OR: "or",
+    O.AtomicKind.XOR: "xor",
+    O.AtomicKind.XCHG: "exch",
+}
 
 
 def _ptx_op(kind: O.AtomicKind, elem: ScalarType) -> tuple[str, str]:
@@ -44,15 +49,23 @@ def _constraint(bits: int, floating: bool) -> str:
     return "r" if bits == 32 else "l"
 
 
-def atom(L: Lowering, kind: O.AtomicKind, ptr: ir.Value, val: ir.Value, pred: ir.Value,
-         elem: ScalarType, sem: str, scope: str) -> ir.Value:
+def atom(
+    L: Lowering,
+    kind: O.AtomicKind,
+    ptr: ir.Value,
+    val: ir.Value,
+    pred: ir.Value,
+    elem: ScalarType,
+    sem: str,
+    scope: str,
+) -> ir.Value:
     if elem.is_floating() and kind in (O.AtomicKind.MAX, O.AtomicKind.MIN):
         return _float_minmax(L, kind, ptr, val, pred, elem, sem, scope)
     op, suffix = _ptx_op(kind, elem)
     con = _constraint(elem.bits, elem.is_floating() and kind is O.AtomicKind.ADD)
     if con in "fd" and kind is not O.AtomicKind.ADD:
         con = "r" if elem.bits == 32 else "l"
-    text = (f"mov.b{elem.bits} $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.{op}.{suffix} $0, [$1], $3;")
+    text = f"mov.b{elem.bits} $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.{op}.{suffix} $0, [$1], $3;"
     if con in "rl" and not isinstance(val.type, ir.IntType):
         ival = L.b.bitcast(val, ir.IntType(elem.bits))
         old = intr.asm(L.b, ival.type, text, f"={con},l,b,{con}", [ptr, pred, ival])
@@ -60,8 +73,16 @@ def atom(L: Lowering, kind: O.AtomicKind, ptr: ir.Value, val: ir.Value, pred: ir
     return intr.asm(L.b, val.type, text, f"={con},l,b,{con}", [ptr, pred, val])
 
 
-def _float_minmax(L: Lowering, kind: O.AtomicKind, ptr: ir.Value, val: ir.Value, pred: ir.Value,
-                  elem: ScalarType, sem: str, scope: str) -> ir.Value:
+def _float_minmax(
+    L: Lowering,
+    kind: O.AtomicKind,
+    ptr: ir.Value,
+    val: ir.Value,
+    pred: ir.Value,
+    elem: ScalarType,
+    sem: str,
+    scope: str,
+) -> ir.Value:
     """max(x) = signed int max for x >= 0, unsigned int min for x < 0 (IEEE bit order)."""
     b = L.b
     ity = ir.IntType(elem.bits)
@@ -70,14 +91,24 @@ def _float_minmax(L: Lowering, kind: O.AtomicKind, ptr: ir.Value, val: ir.Value,
     sint = ScalarType(f"i{elem.bits}", Kind.SINT, elem.bits)
     uint = ScalarType(f"u{elem.bits}", Kind.UINT, elem.bits)
     is_max = kind is O.AtomicKind.MAX
-    pos_kind, neg_kind = (O.AtomicKind.MAX, O.AtomicKind.MIN) if is_max else (O.AtomicKind.MIN, O.AtomicKind.MAX)
+    pos_kind, neg_kind = (
+        (O.AtomicKind.MAX, O.AtomicKind.MIN) if is_max else (O.AtomicKind.MIN, O.AtomicKind.MAX)
+    )
     pos = atom(L, pos_kind, ptr, bits, b.and_(pred, b.not_(negative)), sint, sem, scope)
     neg = atom(L, neg_kind, ptr, bits, b.and_(pred, negative), uint, sem, scope)
     return b.bitcast(b.select(negative, neg, pos), val.type)
 
 
-def cas(L: Lowering, ptr: ir.Value, cmp: ir.Value, val: ir.Value, pred: ir.Value, elem: ScalarType,
-        sem: str, scope: str) -> ir.Value:
+def cas(
+    L: Lowering,
+    ptr: ir.Value,
+    cmp: ir.Value,
+    val: ir.Value,
+    pred: ir.Value,
+    elem: ScalarType,
+    sem: str,
+    scope: str,
+) -> ir.Value:
     if elem.bits not in (16, 32, 64):
         raise UnsupportedFeature(f"atomic_cas on {elem}")
     con = {16: "h", 32: "r", 64: "l"}[elem.bits]

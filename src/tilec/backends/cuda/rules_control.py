@@ -57,7 +57,10 @@ def _as(L: Lowering, values: Sequence[Value], like: Sequence[Lowered]) -> list[L
 
 
 def _initial(L: Lowering, op: Op, inits: Sequence[Value]) -> list[Lowered]:
-    return [L.value(v, L.want(r) if isinstance(r.type, TileType) else None) for v, r in zip(inits, op.results)]
+    return [
+        L.value(v, L.want(r) if isinstance(r.type, TileType) else None)
+        for v, r in zip(inits, op.results)
+    ]
 
 
 def _for(L: Lowering, op: Op) -> None:
@@ -109,7 +112,10 @@ def _if(L: Lowering, op: Op) -> None:
         L.block(block)
         term = block.terminator
         values = term.operands if term is not None else []
-        lowered = [L.value(v, L.want(r) if isinstance(r.type, TileType) else None) for v, r in zip(values, op.results)]
+        lowered = [
+            L.value(v, L.want(r) if isinstance(r.type, TileType) else None)
+            for v, r in zip(values, op.results)
+        ]
         arms.append((lowered, b.block))
         b.branch(merge)
     b.position_at_end(merge)

@@ -67,10 +67,9 @@ def _alloca(L: Lowering, ty: ir.Type) -> ir.Value:
 def _print(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.PrintOp)
     pid = [intr.sreg(L.b, f"ctaid.{a}") for a in "xyz"]
-    for v in op.operands or [None]:
-        if v is None:
-            _vprintf(L, f"pid (%u, %u, %u) {op.prefix}\n", pid)
-            continue
+    if not op.operands:
+        _vprintf(L, f"pid (%u, %u, %u) {op.prefix}\n", pid)
+    for v in op.operands:
         conv, how = _format(element_of(v.type), op.hex)
         got = L.env[v]
         if not isinstance(got, Tile):
@@ -104,8 +103,13 @@ def _assert(L: Lowering, op: Op) -> None:
     if owner is not None:
         failed = L.b.and_(failed, owner)
     with L.b.if_then(failed, likely=False):
-        args = [L.global_string(op.message), L.global_string(str(loc.file)), ir.Constant(I32, loc.line),
-                L.global_string("kernel"), ir.Constant(I64, 1)]
+        args = [
+            L.global_string(op.message),
+            L.global_string(str(loc.file)),
+            ir.Constant(I32, loc.line),
+            L.global_string("kernel"),
+            ir.Constant(I64, 1),
+        ]
         L.b.call(fn, args)
 
 

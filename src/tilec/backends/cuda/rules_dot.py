@@ -35,14 +35,33 @@ def _dot(L: Lowering, op: Op) -> None:
         coord = L.coord(layout, acc.shape, key)
         rows.setdefault(key[:-1], L.linear([*coord[:-1], zero], a.shape))
         cols.setdefault(key[:-2] + key[-1:], L.linear([*coord[:-2], zero, coord[-1]], b.shape))
-    regs = _k_loop(L, acc, rows, cols, (a_base, b_base), a.shape[-1], b.shape[-1], in_elem, out_elem,
-                   next(iter(a.regs.values())).type)
+    regs = _k_loop(
+        L,
+        acc,
+        rows,
+        cols,
+        (a_base, b_base),
+        a.shape[-1],
+        b.shape[-1],
+        in_elem,
+        out_elem,
+        next(iter(a.regs.values())).type,
+    )
     L.set(op.result, Tile(layout, acc.shape, regs))
 
 
-def _k_loop(L: Lowering, acc: Tile, rows: dict, cols: dict, bases: tuple[ir.Value, ir.Value],
-            k_dim: int, n_dim: int, in_elem: ScalarType, out_elem: ScalarType,
-            elem_ty: ir.Type) -> dict[tuple[int, ...], ir.Value]:
+def _k_loop(
+    L: Lowering,
+    acc: Tile,
+    rows: dict,
+    cols: dict,
+    bases: tuple[ir.Value, ir.Value],
+    k_dim: int,
+    n_dim: int,
+    in_elem: ScalarType,
+    out_elem: ScalarType,
+    elem_ty: ir.Type,
+) -> dict[tuple[int, ...], ir.Value]:
     """One LLVM loop over K: per step, load this thread's A column and B row entries from shared
     memory and update every accumulator register (registers stay at acc + rows + columns)."""
     b = L.b

@@ -43,7 +43,11 @@ def _scalar_elem(op: Op, index: int = 0) -> ScalarType:
 def _binary(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.BinaryOp)
     elem = _scalar_elem(op)
-    elementwise(L, op, lambda a: scalar_ops.binary(L.b, op.kind, a[0], a[1], elem, op.propagate_nan, op.fast))
+    elementwise(
+        L,
+        op,
+        lambda a: scalar_ops.binary(L.b, op.kind, a[0], a[1], elem, op.propagate_nan, op.fast),
+    )
 
 
 def _compare(L: Lowering, op: Op) -> None:
@@ -139,7 +143,7 @@ def _expand_dims(L: Lowering, op: Op) -> None:
         raise_scalar_expand(op)
     assert isinstance(got, Tile)
     layout = expand(got.layout, op.axis)
-    regs = {k[: op.axis] + (0,) + k[op.axis :]: v for k, v in got.regs.items()}
+    regs = {(*k[: op.axis], 0, *k[op.axis :]): v for k, v in got.regs.items()}
     L.set(op.result, Tile(layout, op.result.type.shape, regs))
 
 

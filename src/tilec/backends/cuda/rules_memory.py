@@ -17,7 +17,15 @@ from .layout import Layout
 from .lowering import Key, Lowering, Rule, Tile
 from .types import I1, I8, I16, I32, I64, byte_size, memory_type
 
-_CACHE = {"": "", ".ca": ".ca", ".cg": ".cg", ".cv": ".cv", ".cs": ".cs", ".wb": ".wb", ".wt": ".wt"}
+_CACHE = {
+    "": "",
+    ".ca": ".ca",
+    ".cg": ".cg",
+    ".cv": ".cv",
+    ".cs": ".cs",
+    ".wb": ".wb",
+    ".wt": ".wt",
+}
 
 
 def _pointee(ptr: Value) -> PointerType:
@@ -26,13 +34,20 @@ def _pointee(ptr: Value) -> PointerType:
     return elem
 
 
-def vector_width(L: Lowering, ptr: Value, mask: Value | None, layout: Layout, shape: tuple[int, ...]) -> int:
+def vector_width(
+    L: Lowering, ptr: Value, mask: Value | None, layout: Layout, shape: tuple[int, ...]
+) -> int:
     """Elements per access along the fastest dimension (a power of 2, at most 16 bytes)."""
     dim = layout.order[0]
     dm = layout.dim_maps()[dim]
     info = L.axis[ptr]
     eb = byte_size(_pointee(ptr).element)
-    vw = min(dm.spt_in(shape[dim]), max(1, 16 // eb), info.contiguity[dim], max(1, info.divisibility[dim] // eb))
+    vw = min(
+        dm.spt_in(shape[dim]),
+        max(1, 16 // eb),
+        info.contiguity[dim],
+        max(1, info.divisibility[dim] // eb),
+    )
     if mask is not None:
         vw = min(vw, L.axis[mask].constancy[dim])
     return 1 << (max(vw, 1).bit_length() - 1)
@@ -43,7 +58,7 @@ def _groups(L: Lowering, layout: Layout, shape: tuple[int, ...], vw: int) -> lis
     out = []
     for key in L.keys(layout, shape):
         if key[dim] % vw == 0:
-            out.append([key[:dim] + (key[dim] + j,) + key[dim + 1 :] for j in range(vw)])
+            out.append([(*key[:dim], key[dim] + j, *key[dim + 1 :]) for j in range(vw)])
     return out
 
 
@@ -51,7 +66,7 @@ def _words(nbytes: int) -> tuple[ir.IntType, int, str]:
     """How a ``nbytes`` vector travels through inline PTX: (word type, count, constraint)."""
     if nbytes >= 4:
         return I32, nbytes // 4, "r"
-    return (I16, 1, "h") if nbytes == 2 else (I16, 1, "h")
+    return I16, 1, "h"  # one b16 register carries a 2-byte vector or (ld.b8) a single byte
 
 
 def _pack(b: ir.IRBuilder, vals: list[ir.Value], mem_ty: ir.Type) -> list[ir.Value]:
@@ -64,7 +79,11 @@ def _pack(b: ir.IRBuilder, vals: list[ir.Value], mem_ty: ir.Type) -> list[ir.Val
     vec = ir.Constant(vec_ty, None)
     for i, v in enumerate(vals):
         vec = b.insert_element(vec, v, ir.Constant(I32, i))
-    words = b.bitcast(vec, ir.VectorType(word, count)) if count > 1 or len(vals) > 1 else b.bitcast(vec, ir.VectorType(word, 1))
+    words = (
+        b.bitcast(vec, ir.VectorType(word, count))
+        if count > 1 or len(vals) > 1
+        else b.bitcast(vec, ir.VectorType(word, 1))
+    )
     return [b.extract_element(words, ir.Constant(I32, i)) for i in range(count)]
 
 
@@ -90,8 +109,14 @@ def _ptx_ld(nwords: int, word: ir.IntType, nbytes: int, modifier: str) -> str:
     return f"ld{modifier}{vec}.{kind}"
 
 
-def masked_load(b: ir.IRBuilder, ptr: ir.Value, pred: ir.Value, other: list[ir.Value],
-                mem_ty: ir.Type, modifier: str) -> list[ir.Value]:
+def masked_load(
+    b: ir.IRBuilder,
+    ptr: ir.Value,
+    pred: ir.Value,
+    other: list[ir.Value],
+    mem_ty: ir.Type,
+    modifier: str,
+) -> list[ir.Value]:
     n = len(other)
     nbytes = n * _type_bytes(mem_ty)
     word, count, con = _words(nbytes)
@@ -108,8 +133,14 @@ def masked_load(b: ir.IRBuilder, ptr: ir.Value, pred: ir.Value, other: list[ir.V
     return _unpack(b, words, mem_ty, n)
 
 
-def masked_store(b: ir.IRBuilder, ptr: ir.Value, pred: ir.Value, vals: list[ir.Value],
-                 mem_ty: ir.Type, modifier: str = "") -> None:
+def masked_store(
+    b: ir.IRBuilder,
+    ptr: ir.Value,
+    pred: ir.Value,
+    vals: list[ir.Value],
+    mem_ty: ir.Type,
+    modifier: str = "",
+) -> None:
     nbytes = len(vals) * _type_bytes(mem_ty)
     word, count, con = _words(nbytes)
     words = _pack(b, vals, mem_ty)
@@ -127,7 +158,19 @@ def _load(L: Lowering, op: Op) -> None:
     mem_ty = _mem_type(elem)
     modifier = ".volatile.global" if op.volatile else ".global" + _CACHE.get(op.cache, "")
     if not isinstance(op.result.type, TileType):
-        L.set(op.result, _load_one(L, L.scalar(op.ptr), _opt_scalar(L, op.mask), _opt_scalar(L, op.other), elem, mem_ty, modifier, 1)[0])
+        L.set(
+            op.result,
+            _load_one(
+                L,
+                L.scalar(op.ptr),
+                _opt_scalar(L, op.mask),
+                _opt_scalar(L, op.other),
+                elem,
+                mem_ty,
+                modifier,
+                1,
+            )[0],
+        )
         return
     layout, shape = L.want(op.result), op.result.type.shape
     ptrs = L.tile(op.ptr, layout)
@@ -175,18 +218,40 @@ def _to_memory(b: ir.IRBuilder, v: ir.Value, elem: object) -> ir.Value:
     return v
 
 
-def _load_one(L: Lowering, ptr: ir.Value, pred: ir.Value | None, other: ir.Value | None,
-              elem: object, mem_ty: ir.Type, modifier: str, n: int) -> list[ir.Value]:
-    return _load_group(L, ptr, pred, [other] if other is not None else None, elem, mem_ty, modifier, n)
+def _load_one(
+    L: Lowering,
+    ptr: ir.Value,
+    pred: ir.Value | None,
+    other: ir.Value | None,
+    elem: object,
+    mem_ty: ir.Type,
+    modifier: str,
+    n: int,
+) -> list[ir.Value]:
+    return _load_group(
+        L, ptr, pred, [other] if other is not None else None, elem, mem_ty, modifier, n
+    )
 
 
-def _load_group(L: Lowering, ptr: ir.Value, pred: ir.Value | None, others: list | None,
-                elem: object, mem_ty: ir.Type, modifier: str, n: int) -> list[ir.Value]:
+def _load_group(
+    L: Lowering,
+    ptr: ir.Value,
+    pred: ir.Value | None,
+    others: list | None,
+    elem: object,
+    mem_ty: ir.Type,
+    modifier: str,
+    n: int,
+) -> list[ir.Value]:
     b = L.b
     if pred is None and modifier == ".global":
         ty = ir.VectorType(mem_ty, n) if n > 1 else mem_ty
         loaded = b.load(ptr, typ=ty, align=n * _type_bytes(mem_ty))
-        vals = [b.extract_element(loaded, ir.Constant(I32, i)) for i in range(n)] if n > 1 else [loaded]
+        vals = (
+            [b.extract_element(loaded, ir.Constant(I32, i)) for i in range(n)]
+            if n > 1
+            else [loaded]
+        )
     else:
         if pred is None:
             pred = ir.Constant(I1, 1)
@@ -205,7 +270,14 @@ def _store(L: Lowering, op: Op) -> None:
         pred = L.first_thread()
         if op.mask is not None:
             pred = L.b.and_(pred, L.scalar(op.mask))
-        masked_store(L.b, L.scalar(op.ptr), pred, [_to_memory(L.b, L.scalar(op.value), elem)], mem_ty, modifier)
+        masked_store(
+            L.b,
+            L.scalar(op.ptr),
+            pred,
+            [_to_memory(L.b, L.scalar(op.value), elem)],
+            mem_ty,
+            modifier,
+        )
         return
     layout = L.tile(op.ptr).layout
     shape = op.value.type.shape
@@ -222,7 +294,14 @@ def _store(L: Lowering, op: Op) -> None:
         if pred is None and not modifier:
             _plain_store(L.b, ptrs.regs[group[0]], items, mem_ty)
         else:
-            masked_store(L.b, ptrs.regs[group[0]], pred if pred is not None else ir.Constant(I1, 1), items, mem_ty, modifier)
+            masked_store(
+                L.b,
+                ptrs.regs[group[0]],
+                pred if pred is not None else ir.Constant(I1, 1),
+                items,
+                mem_ty,
+                modifier,
+            )
 
 
 def _plain_store(b: ir.IRBuilder, ptr: ir.Value, items: list[ir.Value], mem_ty: ir.Type) -> None:

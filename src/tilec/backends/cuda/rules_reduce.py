@@ -56,8 +56,9 @@ def _reduce(L: Lowering, op: Op) -> None:
             L.set(result, acc[()][i])
 
 
-def _within_thread(L: Lowering, op: O.ReduceOp, ins: list[Tile], layout: Layout,
-                   shape: tuple[int, ...]) -> dict[Key, list[ir.Value]]:
+def _within_thread(
+    L: Lowering, op: O.ReduceOp, ins: list[Tile], layout: Layout, shape: tuple[int, ...]
+) -> dict[Key, list[ir.Value]]:
     axis = op.axis
     acc: dict[Key, list[ir.Value]] = {}
     for key in sorted(L.keys(layout, shape), key=lambda k: (k[axis], k)):
@@ -67,8 +68,15 @@ def _within_thread(L: Lowering, op: O.ReduceOp, ins: list[Tile], layout: Layout,
     return acc
 
 
-def _across_warps(L: Lowering, op: O.ReduceOp, acc: dict[Key, list[ir.Value]], dm: DimMap, n: int,
-                  out_layout: Layout, out_shape: tuple[int, ...]) -> dict[Key, list[ir.Value]]:
+def _across_warps(
+    L: Lowering,
+    op: O.ReduceOp,
+    acc: dict[Key, list[ir.Value]],
+    dm: DimMap,
+    n: int,
+    out_layout: Layout,
+    out_shape: tuple[int, ...],
+) -> dict[Key, list[ir.Value]]:
     b = L.b
     nw = dm.distinct_warps(n)
     numel = 1
@@ -86,7 +94,11 @@ def _across_warps(L: Lowering, op: O.ReduceOp, acc: dict[Key, list[ir.Value]], d
     L.barrier()
     index: dict[Key, ir.Value] = {}
     for key, vals in acc.items():
-        index[key] = L.linear(L.coord(out_layout, out_shape, key), out_shape) if out_shape else ir.Constant(I32, 0)
+        index[key] = (
+            L.linear(L.coord(out_layout, out_shape, key), out_shape)
+            if out_shape
+            else ir.Constant(I32, 0)
+        )
         slot = b.add(b.mul(warp_d, ir.Constant(I32, numel)), index[key])
         for v, t, off in zip(vals, types, offsets):
             region = b.gep(base, [ir.Constant(I32, off)], source_etype=I8)
@@ -121,7 +133,9 @@ def _scan(L: Lowering, op: Op) -> None:
     layout, shape = first.layout, first.shape
     serial = with_dim(layout, axis, DimMap(spt=shape[axis]))
     ins = [L.convert(L.tile(v, layout), serial) for v in op.operands]
-    keys = sorted(L.keys(serial, shape), key=lambda k: (k[:axis] + k[axis + 1 :], k[axis]), reverse=False)
+    keys = sorted(
+        L.keys(serial, shape), key=lambda k: (k[:axis] + k[axis + 1 :], k[axis]), reverse=False
+    )
     if op.reverse:
         keys = sorted(keys, key=lambda k: (k[:axis] + k[axis + 1 :], -k[axis]))
     outs: list[dict[Key, ir.Value]] = [{} for _ in ins]

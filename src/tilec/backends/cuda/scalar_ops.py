@@ -25,8 +25,15 @@ _FLOAT_BIN = {
 }  # fmt: skip
 
 
-def binary(b: ir.IRBuilder, kind: O.BinaryKind, x: ir.Value, y: ir.Value, elem: ScalarType,
-           propagate_nan: bool = False, fast: bool = False) -> ir.Value:
+def binary(
+    b: ir.IRBuilder,
+    kind: O.BinaryKind,
+    x: ir.Value,
+    y: ir.Value,
+    elem: ScalarType,
+    propagate_nan: bool = False,
+    fast: bool = False,
+) -> ir.Value:
     if elem.is_floating():
         return _float_binary(b, kind, x, y, propagate_nan, fast)
     signed = elem.kind is Kind.SINT
@@ -39,14 +46,15 @@ def binary(b: ir.IRBuilder, kind: O.BinaryKind, x: ir.Value, y: ir.Value, elem: 
     if kind is O.BinaryKind.SHR:
         return b.ashr(x, y) if signed else b.lshr(x, y)
     if kind in (O.BinaryKind.MIN, O.BinaryKind.MAX):
-        op = ("<" if kind is O.BinaryKind.MIN else ">")
+        op = "<" if kind is O.BinaryKind.MIN else ">"
         cmp = b.icmp_signed(op, x, y) if signed else b.icmp_unsigned(op, x, y)
         return b.select(cmp, x, y)
     raise UnsupportedFeature(f"integer operator {kind.value}")
 
 
-def _float_binary(b: ir.IRBuilder, kind: O.BinaryKind, x: ir.Value, y: ir.Value,
-                  propagate_nan: bool, fast: bool) -> ir.Value:
+def _float_binary(
+    b: ir.IRBuilder, kind: O.BinaryKind, x: ir.Value, y: ir.Value, propagate_nan: bool, fast: bool
+) -> ir.Value:
     if kind in (O.BinaryKind.MIN, O.BinaryKind.MAX):
         base = "minimum" if propagate_nan else "minnum"
         if kind is O.BinaryKind.MAX:
@@ -75,7 +83,9 @@ _CMP = {
 }  # fmt: skip
 
 
-def compare(b: ir.IRBuilder, kind: O.CompareKind, x: ir.Value, y: ir.Value, elem: Element) -> ir.Value:
+def compare(
+    b: ir.IRBuilder, kind: O.CompareKind, x: ir.Value, y: ir.Value, elem: Element
+) -> ir.Value:
     op = _CMP[kind]
     if isinstance(elem, PointerType):
         return b.icmp_unsigned(op, x, y)
@@ -88,7 +98,9 @@ def compare(b: ir.IRBuilder, kind: O.CompareKind, x: ir.Value, y: ir.Value, elem
     return b.icmp_unsigned(op, x, y)
 
 
-def cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element, rounding: str = "rtne") -> ir.Value:
+def cast(
+    b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element, rounding: str = "rtne"
+) -> ir.Value:
     if src == dst:
         return x
     if isinstance(src, PointerType) or isinstance(dst, PointerType):
@@ -111,17 +123,23 @@ def cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element, rounding: str
     return _float_cast(b, x, src, dst, rounding)
 
 
-def _float_cast(b: ir.IRBuilder, x: ir.Value, src: ScalarType, dst: ScalarType, rounding: str) -> ir.Value:
+def _float_cast(
+    b: ir.IRBuilder, x: ir.Value, src: ScalarType, dst: ScalarType, rounding: str
+) -> ir.Value:
     dty = llvm_type(dst)
     if {src.name, dst.name} == {"fp16", "bf16"} or (src.name == "fp64" and dst.name == "bf16"):
-        return _float_cast(b, b.fpext(x, F32) if src.bits < 32 else b.fptrunc(x, F32), _F32, dst, rounding)
+        return _float_cast(
+            b, b.fpext(x, F32) if src.bits < 32 else b.fptrunc(x, F32), _F32, dst, rounding
+        )
     if dst.bits > src.bits:
         return b.fpext(x, dty)
     if rounding == "rtz":
         if src.name != "fp32":
             raise UnsupportedFeature(f"round-toward-zero cast from {src} to {dst}")
         kind = "bf16" if dst.name == "bf16" else "f16"
-        bits = intr.asm(b, ir.IntType(16), f"cvt.rz.{kind}.f32 $0, $1;", "=h,f", [x], side_effect=False)
+        bits = intr.asm(
+            b, ir.IntType(16), f"cvt.rz.{kind}.f32 $0, $1;", "=h,f", [x], side_effect=False
+        )
         return b.bitcast(bits, dty)
     return b.fptrunc(x, dty)
 
