@@ -121,3 +121,71 @@ def test_attention_forward():
     s = q.astype(np.float64) @ k.T * 0.25
     p = np.exp(s - s.max(1, keepdims=True))
     np.testing.assert_allclose(o, (p / p.sum(1, keepdims=True)) @ v, rtol=1e-4, atol=1e-5)
+
+
+@tilec.jit
+def _leaky_relu(x):
+    return tl.where(x >= 0, x, 0.01 * x)
+
+
+@jit
+def grouped_matmul(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK * stride_ak
+        b_ptrs += BK * stride_bk
+    if ACTIVATION == "leaky_relu":
+        acc = _leaky_relu(acc)
+    c = acc.to(tl.float16)
+    offs_cm = pid_m * BM + tl.arange(0, BM)
+    offs_cn = pid_n * BN + tl.arange(0, BN)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+def test_grouped_matmul_with_activation():
+    m, n, k = 72, 40, 56
+    a, b = random((m, k), np.float16, -1, 1), random((k, n), np.float16, -1, 1)
+    c = poisoned((m, n), np.float16)
+    grid = (((m + 15) // 16) * ((n + 15) // 16),)
+    grouped_matmul[grid](
+        a, b, c, m, n, k, k, 1, n, 1, n, 1, BM=16, BN=16, BK=16, GROUP_M=2, ACTIVATION="leaky_relu"
+    )
+    ref = a.astype(np.float64) @ b
+    ref = np.where(ref >= 0, ref, 0.01 * ref)
+    np.testing.assert_allclose(c, ref, rtol=2e-2, atol=2e-2)
