@@ -9,18 +9,6 @@ import tilec.language as tl
 from support.run import jit, poisoned, random
 
 
-def _binary_kernel(op):
-    def kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        mask = offs < n
-        x = tl.load(x_ptr + offs, mask=mask)
-        y = tl.load(y_ptr + offs, mask=mask)
-        tl.store(out_ptr + offs, OP(x, y), mask=mask)  # noqa: F821
-
-    kernel.__globals__["OP"] = op
-    return kernel
-
-
 @jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
