@@ -39,6 +39,7 @@ class Lowering:
     ):
         self.func = func
         self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
+        self.in_combine = False  # lowering a reduce/scan combine region
         self.fn = fn
         self.rules = rules
         self.env: dict[Value, Lowered] = {}

@@ -90,11 +90,26 @@ def binary(
     x: ir.Value,
     y: ir.Value,
     propagate_nan: bool = False,
+    via_select: bool = False,
 ) -> ir.Value:
+    """``x kind y``. ``via_select`` spells float min/max as compares and selects: LLVM 22's
+    vectorizer miscompiles loops holding several minnum/maxnum reductions at once."""
     if t.is_floating():
         cx, cy = to_compute(b, x, t), to_compute(b, y, t)
+        if via_select and kind in (BinaryKind.MIN, BinaryKind.MAX):
+            return from_compute(b, _select_minmax(b, kind, cx, cy, propagate_nan), t)
         return from_compute(b, _float_binary(b, kind, cx, cy, propagate_nan), t)
     return _int_binary(b, kind, t, x, y)
+
+
+def _select_minmax(
+    b: ir.IRBuilder, kind: BinaryKind, x: ir.Value, y: ir.Value, propagate_nan: bool
+) -> ir.Value:
+    better = b.fcmp_ordered("<" if kind is BinaryKind.MIN else ">", y, x)
+    r = b.select(better, y, x)
+    if propagate_nan:
+        return b.select(b.fcmp_unordered("uno", x, y), b.fadd(x, y), r)
+    return b.select(b.fcmp_unordered("uno", x, x), y, r)
 
 
 def _float_binary(

@@ -81,7 +81,8 @@ def _binary(lw: Lowering, op: O.BinaryOp) -> None:
         else uniform_only
     )
     tag: tuple[object, ...] = ("and",) if kind is O.BinaryKind.AND and elem.is_bool() else ()
-    elementwise(lw, op, lambda b, v: binary(b, kind, elem, v[0], v[1], nan), rule, tag)
+    safe = lw.in_combine  # see binary(): min/max inside reduction loops
+    elementwise(lw, op, lambda b, v: binary(b, kind, elem, v[0], v[1], nan, safe), rule, tag)
 
 
 def _compare(lw: Lowering, op: O.CompareOp) -> None:

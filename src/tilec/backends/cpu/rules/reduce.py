@@ -84,8 +84,12 @@ def apply_combine(
     block = op.combine
     for arg, v in zip(block.args, [*accs, *news]):
         lw.env[arg] = v
-    for inner in block.ops[:-1]:
-        lw.lower_op(inner)
+    lw.in_combine = True
+    try:
+        for inner in block.ops[:-1]:
+            lw.lower_op(inner)
+    finally:
+        lw.in_combine = False
     return [lw.scalar(v) for v in block.ops[-1].operands]
 
 
