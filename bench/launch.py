@@ -88,7 +88,7 @@ def _native_floor(kernel: Any, values: tuple[Any, ...], device: str, n: int) -> 
         del buf  # kept alive until here: the kernel reads its arguments from it
         return floor
     values = kernel._select(values)
-    launch = launcher.load_cuda()
+    launch = launcher.cuda_launcher()
     f, block, codes = kernel._function, kernel._block, kernel._codes
     return _per_call_us(lambda: launch(f, (1, 1, 1), block, 0, 0, codes, values), n, _sync(device))
 

@@ -109,8 +109,7 @@ class CpuKernel(LaunchedKernel):
         self._struct = struct.Struct(fmt)
         self._slots = len(runtime)
         self._address = int(loaded.address)
-        # The implementation's own function, skipping the module-level dispatch (0.1 µs).
-        self._run = launcher._choose()[0].run_cpu_grid
+        self._run = launcher.cpu_grid_runner()  # skips the module-level dispatch (0.1 µs)
         self._threads = config.get().num_threads or os.cpu_count() or 1
         self._has_asserts = bool(compiled.metadata.asserts)
         self._pool: list[tuple[Any, int, int]] = []
@@ -183,7 +182,7 @@ class CudaKernel(LaunchedKernel):
         # metadata.shared is the kernel's static shared memory, which the module already
         # declares; a launch passes only dynamic shared memory, which tilec kernels do not use.
         self._shared = 0
-        self._launch = launcher.load_cuda()  # libcuda's launch function, without dispatch
+        self._launch = launcher.cuda_launcher()  # skips the module-level dispatch
         pick = self._pick
         self._select = (
             (lambda v: tuple(v[i] for i in pick)) if len(pick) != len(all_params) else tuple
