@@ -1,17 +1,80 @@
 /* CPU grid runner: spreads a kernel's linear program range over native threads.
  *
  * Programs are handed out in chunks from one shared atomic counter (dynamic chunking), so
- * uneven programs still balance. Win32 threads and Interlocked* on Windows, pthreads and the
- * GCC/Clang __atomic builtins elsewhere.
+ * uneven programs still balance. The threads come from a persistent pool, so a launch costs a
+ * wake-up rather than a thread creation; a launch that finds the pool busy (another thread is
+ * running a grid) starts threads of its own. Win32 threads, SRW locks and Interlocked* on
+ * Windows; pthreads and the GCC/Clang __atomic builtins elsewhere.
  */
+#include <stdlib.h>
+
 #include "tilec_launcher.h"
 
 #ifdef _WIN32
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
+typedef SRWLOCK tl_mutex;
+typedef CONDITION_VARIABLE tl_cond;
+typedef HANDLE tl_thread;
+typedef LPTHREAD_START_ROUTINE tl_thread_fn;
+#define THREAD_FN(name) static DWORD WINAPI name(LPVOID arg)
+#define THREAD_RETURN return 0
 #else
 #include <pthread.h>
+#include <unistd.h>
+typedef pthread_mutex_t tl_mutex;
+typedef pthread_cond_t tl_cond;
+typedef pthread_t tl_thread;
+typedef void *(*tl_thread_fn)(void *);
+#define THREAD_FN(name) static void *name(void *arg)
+#define THREAD_RETURN return NULL
 #endif
+
+/* Kernels keep tiles on the stack; macOS gives secondary threads only 512 KiB by default. */
+#define TL_STACK_SIZE ((size_t)8 << 20)
+
+#ifdef _WIN32
+static void mutex_init(tl_mutex *m) { InitializeSRWLock(m); }
+static void lock(tl_mutex *m) { AcquireSRWLockExclusive(m); }
+static int trylock(tl_mutex *m) { return TryAcquireSRWLockExclusive(m) != 0; }
+static void unlock(tl_mutex *m) { ReleaseSRWLockExclusive(m); }
+static void cond_init(tl_cond *c) { InitializeConditionVariable(c); }
+static void cond_wait(tl_cond *c, tl_mutex *m) { SleepConditionVariableSRW(c, m, INFINITE, 0); }
+static void cond_signal(tl_cond *c) { WakeConditionVariable(c); }
+static void cond_broadcast(tl_cond *c) { WakeAllConditionVariable(c); }
+
+static int thread_start(tl_thread *t, tl_thread_fn fn, void *arg) {
+    *t = CreateThread(NULL, TL_STACK_SIZE, fn, arg, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
+    return *t != NULL;
+}
+static void thread_join(tl_thread t) {
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+}
+static void thread_detach(tl_thread t) { CloseHandle(t); }
+#else
+static void mutex_init(tl_mutex *m) { pthread_mutex_init(m, NULL); }
+static void lock(tl_mutex *m) { pthread_mutex_lock(m); }
+static int trylock(tl_mutex *m) { return pthread_mutex_trylock(m) == 0; }
+static void unlock(tl_mutex *m) { pthread_mutex_unlock(m); }
+static void cond_init(tl_cond *c) { pthread_cond_init(c, NULL); }
+static void cond_wait(tl_cond *c, tl_mutex *m) { pthread_cond_wait(c, m); }
+static void cond_signal(tl_cond *c) { pthread_cond_signal(c); }
+static void cond_broadcast(tl_cond *c) { pthread_cond_broadcast(c); }
+
+static int thread_start(tl_thread *t, tl_thread_fn fn, void *arg) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, TL_STACK_SIZE);
+    int ok = pthread_create(t, &attr, fn, arg) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+static void thread_join(tl_thread t) { pthread_join(t, NULL); }
+static void thread_detach(tl_thread t) { pthread_detach(t); }
+#endif
+
+/* ---- one grid run ------------------------------------------------------------------------ */
 
 typedef struct {
     tl_entry_fn entry;
@@ -19,7 +82,7 @@ typedef struct {
     int32_t gx, gy, gz;
     int64_t total;
     int64_t chunk;
-    volatile int64_t next;   /* first program id not yet handed out */
+    volatile int64_t next; /* first program id not yet handed out */
     int64_t *status;
 } grid_job;
 
@@ -50,17 +113,158 @@ static void work(grid_job *job) {
     }
 }
 
-#ifdef _WIN32
-static DWORD WINAPI worker_main(LPVOID arg) {
+THREAD_FN(spawned_main) {
     work((grid_job *)arg);
-    return 0;
+    THREAD_RETURN;
 }
-#else
-static void *worker_main(void *arg) {
-    work((grid_job *)arg);
-    return NULL;
+
+/* Threads of this run's own, for when the pool is busy. */
+static void run_spawned(grid_job *job, int threads) {
+    tl_thread handles[TL_MAX_THREADS];
+    int started = 0;
+    /* A thread that fails to start is not fatal: the others (and this one) take its chunks. */
+    for (int i = 1; i < threads; i++) {
+        started += thread_start(&handles[started], spawned_main, job);
+    }
+    work(job);
+    for (int i = 0; i < started; i++) {
+        thread_join(handles[i]);
+    }
 }
+
+/* ---- the persistent pool ----------------------------------------------------------------- */
+
+typedef struct {
+    tl_mutex run;         /* held for a whole grid run: one job at a time */
+    tl_mutex lock;        /* guards the fields below */
+    tl_cond wake, done;
+    int workers;          /* threads started so far */
+    uint64_t generation;  /* bumped once per job */
+    int wanted;           /* workers with index < wanted take part in the current job */
+    int finished;
+    grid_job *job;
+#ifndef _WIN32
+    pid_t owner;          /* a forked child has none of the parent's threads */
 #endif
+} pool;
+
+typedef struct {
+    pool *p;
+    int index;
+    uint64_t seen; /* the generation current when the worker was started */
+} worker_arg;
+
+static pool *volatile current_pool;
+
+THREAD_FN(pool_main) {
+    worker_arg w = *(worker_arg *)arg;
+    free(arg);
+    pool *p = w.p;
+    lock(&p->lock);
+    for (;;) {
+        while (p->generation == w.seen) {
+            cond_wait(&p->wake, &p->lock);
+        }
+        w.seen = p->generation;
+        if (w.index < p->wanted) {
+            grid_job *job = p->job;
+            unlock(&p->lock);
+            work(job);
+            lock(&p->lock);
+            if (++p->finished == p->wanted) {
+                cond_signal(&p->done);
+            }
+        }
+    }
+    THREAD_RETURN; /* not reached: workers live as long as the process */
+}
+
+static pool *load_pool(void) {
+#ifdef _WIN32
+    return (pool *)InterlockedCompareExchangePointer((PVOID volatile *)&current_pool, NULL, NULL);
+#else
+    return __atomic_load_n(&current_pool, __ATOMIC_ACQUIRE);
+#endif
+}
+
+static pool *get_pool(void) {
+    pool *p = load_pool();
+#ifdef _WIN32
+    if (p != NULL) {
+        return p;
+    }
+#else
+    if (p != NULL && p->owner == getpid()) {
+        return p;
+    }
+#endif
+    /* First use, or first use in a forked child (the parent's pool is abandoned there). */
+    pool *fresh = (pool *)calloc(1, sizeof *fresh);
+    if (fresh == NULL) {
+        return NULL;
+    }
+    mutex_init(&fresh->run);
+    mutex_init(&fresh->lock);
+    cond_init(&fresh->wake);
+    cond_init(&fresh->done);
+#ifdef _WIN32
+    if (InterlockedCompareExchangePointer((PVOID volatile *)&current_pool, fresh, p) == p) {
+        return fresh;
+    }
+#else
+    fresh->owner = getpid();
+    if (__atomic_compare_exchange_n(&current_pool, &p, fresh, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        return fresh;
+    }
+#endif
+    free(fresh); /* another thread installed one first (it was never shared, so this is safe) */
+    return load_pool();
+}
+
+/* Starts workers until `want` exist (or starting one fails); returns how many exist. */
+static int grow(pool *p, int want) {
+    while (p->workers < want) {
+        worker_arg *arg = (worker_arg *)malloc(sizeof *arg);
+        tl_thread t;
+        if (arg == NULL) {
+            break;
+        }
+        arg->p = p;
+        arg->index = p->workers;
+        arg->seen = p->generation;
+        if (!thread_start(&t, pool_main, arg)) {
+            free(arg);
+            break;
+        }
+        thread_detach(t);
+        p->workers++;
+    }
+    return p->workers < want ? p->workers : want;
+}
+
+/* Runs job on the pool's workers plus this thread; 0 when the pool is busy or unavailable. */
+static int run_pooled(grid_job *job, int threads) {
+    pool *p = get_pool();
+    if (p == NULL || !trylock(&p->run)) {
+        return 0;
+    }
+    lock(&p->lock);
+    p->wanted = grow(p, threads - 1);
+    p->job = job;
+    p->finished = 0;
+    p->generation++;
+    cond_broadcast(&p->wake);
+    unlock(&p->lock);
+    work(job);
+    lock(&p->lock);
+    while (p->finished < p->wanted) {
+        cond_wait(&p->done, &p->lock);
+    }
+    unlock(&p->lock);
+    unlock(&p->run);
+    return 1;
+}
 
 /* Chunks small enough that each thread takes several (load balance), large enough that the
  * shared counter is touched rarely. */
@@ -70,37 +274,6 @@ static int64_t chunk_size(int64_t total, int threads) {
         chunk = 1;
     }
     return chunk > 4096 ? 4096 : chunk;
-}
-
-static void run_threads(grid_job *job, int threads) {
-#ifdef _WIN32
-    HANDLE handles[TL_MAX_THREADS];
-#else
-    pthread_t handles[TL_MAX_THREADS];
-#endif
-    int started = 0;
-    /* A thread that fails to start is not fatal: the others (and this one) take its chunks. */
-    for (int i = 1; i < threads; i++) {
-#ifdef _WIN32
-        HANDLE h = CreateThread(NULL, 0, worker_main, job, 0, NULL);
-        if (h != NULL) {
-            handles[started++] = h;
-        }
-#else
-        if (pthread_create(&handles[started], NULL, worker_main, job) == 0) {
-            started++;
-        }
-#endif
-    }
-    work(job);
-    for (int i = 0; i < started; i++) {
-#ifdef _WIN32
-        WaitForSingleObject(handles[i], INFINITE);
-        CloseHandle(handles[i]);
-#else
-        pthread_join(handles[i], NULL);
-#endif
-    }
 }
 
 int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
@@ -124,6 +297,8 @@ int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy,
         return TL_OK;
     }
     grid_job job = {entry, args, gx, gy, gz, total, chunk_size(total, threads), 0, status};
-    run_threads(&job, threads);
+    if (!run_pooled(&job, threads)) {
+        run_spawned(&job, threads);
+    }
     return TL_OK;
 }

@@ -93,3 +93,57 @@ def test_bad_grid_or_threads_is_a_launch_error(kernel, native, grid, threads):
     status = np.zeros(4, dtype=np.int64)
     with config.override(disable_launcher=not native), pytest.raises(LaunchError):
         launcher.run_cpu_grid(kernel.address, 0, grid, threads, status.ctypes.data)
+
+
+@pytest.mark.parametrize("native", [pytest.param(True, marks=needs_native), False])
+def test_concurrent_grids_from_several_python_threads(kernel, native):
+    import threading
+
+    results, errors = {}, []
+
+    def launch(i: int) -> None:
+        try:
+            for _ in range(10):
+                results[i] = run(kernel, (97, 3, 1), 3, native=native, k=i + 1)
+        except Exception as exc:  # reported below; a thread cannot fail the test itself
+            errors.append(exc)
+
+    threads = [threading.Thread(target=launch, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and len(results) == 4
+    for i, (out, counts, status) in results.items():
+        np.testing.assert_array_equal(out, expected((97, 3, 1), i + 1))
+        np.testing.assert_array_equal(counts, 1)
+        assert not status.any()
+
+
+@needs_native
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_runs_grids_after_the_parent_did(kernel):
+    import multiprocessing
+
+    run(kernel, (64, 1, 1), 4, native=True)  # the parent's pool now has worker threads
+    ctx = multiprocessing.get_context("fork")
+    child = ctx.Process(target=_grid_in_child, args=(kernel.address,))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung running a grid")
+    assert child.exitcode == 0
+
+
+def _grid_in_child(address: int) -> None:
+    import sys
+
+    class Kernel:
+        pass
+
+    k = Kernel()
+    k.address = address  # the JIT-compiled code is mapped in the child too
+    out, counts, _ = run(k, (300, 1, 1), 4, native=True, k=5)
+    ok = (out == expected((300, 1, 1), 5)).all() and (counts == 1).all()
+    sys.exit(0 if ok else 1)
