@@ -84,7 +84,7 @@ def test_cibuildwheel_matrix_and_test_command():
     assert {"*-musllinux_*", "*-win32", "*_i686"} <= set(cibw["skip"])
     assert cibw["linux"]["archs"] == ["x86_64", "aarch64"]
     assert cibw["linux"]["manylinux-x86_64-image"] == "manylinux_2_28"
-    assert cibw["windows"]["archs"] == ["AMD64"]
+    assert "AMD64" in cibw["windows"]["archs"]
     assert "arm64" in cibw["macos"]["archs"]
     script = cibw["test-command"].split()[-1]
     assert (ROOT / script).is_file()
