@@ -101,3 +101,31 @@ def poisoned(shape: Any, dtype: Any) -> np.ndarray:
     else:
         out.fill(np.iinfo(out.dtype).max if out.dtype != np.bool_ else True)
     return out
+
+
+def elementwise_kernel(fn: Callable[..., Any], n_in: int, in_t: ScalarType, out_t: ScalarType,
+                       block: int = 256) -> Kernel:
+    """``out[i] = fn(b, x0[i], x1[i], ...)`` over a ragged 1-D range (n is the last argument)."""
+    from tilec.ir import types as T
+    from tilec.ir.argspec import pointer_arg, scalar_arg
+
+    specs = [pointer_arg(f"x{i}", in_t) for i in range(n_in)]
+    specs += [pointer_arg("out", out_t), scalar_arg("n", T.int32)]
+
+    def body(b: Builder, *args: Any) -> None:
+        *xs, out, n = args
+        start = b.binary(O.BinaryKind.MUL, b.program_id(0), b.constant(block, T.int32))
+        offs = b.binary(O.BinaryKind.ADD, b.splat(start, (block,)), b.make_range(0, block))
+        mask = b.compare(O.CompareKind.LT, offs, b.splat(n, (block,)))
+        vals = [b.load(b.addptr(b.splat(x, (block,)), offs), mask) for x in xs]
+        b.store(b.addptr(b.splat(out, (block,)), offs), fn(b, *vals), mask)
+
+    return Kernel(kernel(specs, body))
+
+
+def run_elementwise(k: Kernel, *arrays: np.ndarray, out_dtype: Any) -> np.ndarray:
+    n = arrays[0].size
+    out = poisoned(n, out_dtype)
+    status = k((n + 255) // 256, *arrays, out, n)
+    assert status[0] == 0
+    return out

@@ -181,11 +181,22 @@ def tanh_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 
 def _sincos_reduce(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
-    """(r, r*r, quadrant) with x = quadrant*pi/2 + r and |r| <= pi/4."""
-    qf, q = _round_to_int(b, b.fmul(x, c(2.0 / math.pi)))
+    """(r, r*r, quadrant) with x = quadrant*pi/2 + r and |r| <= pi/4.
+
+    Three-part Cody-Waite reduction: accurate for |x| up to about 1e5. Beyond that the result
+    stays a bounded value in [-1, 1] (the quadrant is taken modulo 4 in floating point, exactly,
+    and r is clamped) but loses accuracy; Payne-Hanek reduction is not implemented."""
+    qf = call_unary(b, "rint", b.fmul(x, c(2.0 / math.pi)))
+    quarter = call_unary(b, "floor", b.fmul(qf, c(0.25)))
+    qmod = _fma(b, quarter, c(-4.0), qf)  # exact: qf is an integer-valued float
+    qmod = b.select(b.fcmp_unordered("uno", qmod, qmod), c(0.0), qmod)
+    q = b.fptosi(qmod, i32)
     r = _fma(b, qf, c(-_PIO2_1), x)
     r = _fma(b, qf, c(-_PIO2_2), r)
     r = _fma(b, qf, c(-_PIO2_3), r)
+    limit = 0.9  # a little past pi/4: rint(x * 2/pi) may round a near-tie either way
+    r = b.select(b.fcmp_ordered(">", r, c(limit)), c(limit), r)
+    r = b.select(b.fcmp_ordered("<", r, c(-limit)), c(-limit), r)
     return r, b.fmul(r, r), q
 
 
@@ -215,6 +226,7 @@ def _sincos_specials(b: ir.IRBuilder, x: ir.Value, result: ir.Value) -> ir.Value
 def sin_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     r, z, q = _sincos_reduce(b, x)
     v = _quadrant_select(b, q, _sin_poly(b, r, z), _cos_poly(b, z))
+    v = b.select(b.fcmp_ordered("==", x, c(0.0)), x, v)  # sin(-0) = -0
     return _sincos_specials(b, x, v)
 
 
