@@ -77,7 +77,7 @@ def test_promotion_follows_triton():
     promote[(1,)](i, h, f, d, m, s, BLOCK=64)
     np.testing.assert_allclose(d, i / 3, rtol=1e-6)
     np.testing.assert_allclose(m, (h.astype(np.float64) + i).astype(np.float16), rtol=1e-3)
-    np.testing.assert_allclose(s, f.astype(np.float64) * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(s, f.astype(np.float64) * 2 + 1, rtol=1e-6, atol=1e-6)
 
 
 @jit

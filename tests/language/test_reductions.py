@@ -61,13 +61,28 @@ def test_row_and_column_reductions():
     ]
     reduce_rows[(1,)](x, *outs, M=m, N=n)
     x64 = x.astype(np.float64)
-    np.testing.assert_allclose(outs[0], x64.sum(1), rtol=1e-5)
+    np.testing.assert_allclose(outs[0], x64.sum(1), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(outs[1], x.max(1))
     np.testing.assert_array_equal(outs[2], x.min(0))
     np.testing.assert_array_equal(outs[3], x.argmax(1))
     np.testing.assert_array_equal(outs[4], x.argmin(0))
-    np.testing.assert_allclose(outs[5][0], x64.sum(), rtol=1e-5)
-    np.testing.assert_allclose(outs[6], x64.prod(1), rtol=1e-4)
+    np.testing.assert_allclose(outs[5][0], x64.sum(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(outs[6], x64.prod(1), rtol=1e-4, atol=1e-6)
+
+
+@jit
+def column_min_max(x_ptr, min_ptr, max_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(min_ptr + tl.arange(0, N), tl.min(x, axis=0))
+    tl.store(max_ptr + tl.arange(0, N), tl.max(x, axis=0))
+
+
+def test_float_min_max_along_axis_0():
+    x = random((8, 16), np.float32)
+    lo, hi = poisoned(16, np.float32), poisoned(16, np.float32)
+    column_min_max[(1,)](x, lo, hi, M=8, N=16)
+    np.testing.assert_array_equal(lo, x.min(0))
+    np.testing.assert_array_equal(hi, x.max(0))
 
 
 @jit

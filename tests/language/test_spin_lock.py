@@ -46,7 +46,9 @@ def test_spin_lock_accumulation():
     partial = poisoned((4, 16), np.float32)
     lock, count = np.zeros(4, np.int32), np.zeros(4, np.int32)
     locked_sum[(96,)](x, partial, lock, count, N=16, GROUPS=4)
-    np.testing.assert_allclose(partial, x.astype(np.float64).reshape(24, 4, 16).sum(0), rtol=1e-5)
+    np.testing.assert_allclose(
+        partial, x.astype(np.float64).reshape(24, 4, 16).sum(0), rtol=1e-5, atol=1e-5
+    )
     np.testing.assert_array_equal(lock, 0)
     np.testing.assert_array_equal(count, 1)
 
