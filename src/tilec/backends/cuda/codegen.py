@@ -11,7 +11,7 @@ import re
 import threading
 from functools import cache
 
-from ...errors import LoweringError, PlatformError
+from ...errors import LoweringError, PlatformError, UnsupportedFeature
 from . import toolchain
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -86,6 +86,11 @@ def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, st
             lib.triple = TRIPLE
             lib.data_layout = str(tm.target_data)
             mod.link_in(lib)
+            missing = [
+                f.name for f in mod.functions if f.is_declaration and f.name.startswith("__nv_")
+            ]
+            if missing:
+                raise UnsupportedFeature(f"libdevice has no {', '.join(missing)}")
             for fn in mod.functions:
                 if not fn.is_declaration and fn.name != kernel:
                     fn.linkage = llvm.Linkage.internal

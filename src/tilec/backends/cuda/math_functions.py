@@ -50,6 +50,7 @@ _LIBDEVICE_NAMES = {
     "rcp_rn": ("__nv_frcp_rn", "__nv_drcp_rn"),
     "ilogb": ("__nv_ilogbf", "__nv_ilogb"),
     "ldexp": ("__nv_ldexpf", "__nv_ldexp"),
+    "fast_dividef": ("__nv_fast_fdividef", ""),
 }
 
 
@@ -118,7 +119,7 @@ def _fast_exp_log(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
 
 
 def _libdevice(b: ir.IRBuilder, fn: str, args: list[ir.Value], f32: bool) -> ir.Value:
-    if fn in _LIBDEVICE_NAMES:
+    if fn in _LIBDEVICE_NAMES and _LIBDEVICE_NAMES[fn][0 if f32 else 1]:
         name = _LIBDEVICE_NAMES[fn][0 if f32 else 1]
     elif fn in _LIBDEVICE_F32_ONLY:
         if not f32:

@@ -1,8 +1,9 @@
 """Atomics as predicated inline PTX ``atom`` with the requested semantics and scope.
 
 Each element is updated once: replicated copies are masked off with the layout's owner mask. A
-scalar atomic runs in thread 0 and its old value reaches every thread through shared memory (so
-spin-lock loops on ``atomic_cas`` see one consistent answer). Float min/max use the integer
+scalar atomic runs in thread 0 between barriers and its old value reaches every thread through
+shared memory, so spin-lock loops on ``atomic_cas`` see one answer and a releasing ``atomic_xchg``
+publishes the whole block's stores. Float min/max use the integer
 ordering trick (PTX has no f32 atom.min/max before sm_90).
 """
 
@@ -132,6 +133,8 @@ def _run(L: Lowering, op: Op, emit) -> None:  # type: ignore[no-untyped-def]
     data = op.operands[1 : 1 + n_data - (1 if mask_v is not None else 0)]
     result = op.result
     if not isinstance(result.type, TileType):
+        # the barrier lets thread 0's release cover every thread's earlier stores (cumulativity)
+        L.barrier()
         pred = L.first_thread()
         if mask_v is not None:
             pred = L.b.and_(pred, L.scalar(mask_v))

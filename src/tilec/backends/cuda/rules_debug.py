@@ -61,7 +61,9 @@ def _vprintf(L: Lowering, fmt: str, args: list[ir.Value]) -> None:
 
 def _alloca(L: Lowering, ty: ir.Type) -> ir.Value:
     """A stack slot allocated in the prologue (allocas outside the entry block defeat SROA)."""
-    return L.prologue.alloca(ty)
+    slot = L.prologue.alloca(ty)
+    slot.type = GENERIC_PTR  # opaque, so GEPs into the struct can store each field
+    return slot
 
 
 def _print(L: Lowering, op: Op) -> None:
