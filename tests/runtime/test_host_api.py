@@ -111,3 +111,23 @@ def test_tensor_descriptor_validation():
         TensorDescriptor.from_tensor(a.T, [8, 8])
     with pytest.raises(UsageError, match="16-byte"):
         TensorDescriptor.from_tensor(np.zeros((4, 3), np.float32), [2, 2])
+
+
+def test_triton_style_names_resolve_in_a_fresh_process():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import tilec as triton\n"
+        "t = triton.runtime.driver.active.get_current_target()\n"
+        "assert t.backend == 'cpu' and t.warp_size == 1, t\n"
+        "assert triton.runtime.JITFunction is triton.JITFunction\n"
+        "assert triton.runtime.Config is triton.Config\n"
+        "from tilec.runtime.jit import JITFunction\n"
+        "print('ok')\n"
+    )
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {"PYTHONPATH": str(src), "TILEC_BACKEND": "cpu", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "ok", out.stderr
