@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -68,7 +69,7 @@ class Kernel:
         self.loaded = backend.driver.load(self.compiled)
         self.fn = ENTRY(self.loaded.address)
 
-    def __call__(self, grid: int | tuple[int, ...], *args: Any) -> np.ndarray:
+    def __call__(self, grid: int | tuple[int, ...], *args: Any, threads: int = 1) -> np.ndarray:
         """Run every program of ``grid``; returns the 4-slot status block."""
         g = (grid,) if isinstance(grid, int) else tuple(grid)
         g = (*g, 1, 1)[:3]
@@ -76,7 +77,19 @@ class Kernel:
         for i, (spec, a) in enumerate(zip(self.compiled.metadata.params, args)):
             packed[i] = pack(spec, a)
         status = np.zeros(4, dtype=np.int64)
-        self.fn(packed.ctypes.data, g[0], g[1], g[2], 0, g[0] * g[1] * g[2], status.ctypes.data)
+        total = g[0] * g[1] * g[2]
+        if threads == 1:
+            self.fn(packed.ctypes.data, g[0], g[1], g[2], 0, total, status.ctypes.data)
+            return status
+        # ctypes releases the GIL: the chunks really run at the same time
+        bounds = [total * i // threads for i in range(threads + 1)]
+        workers = [threading.Thread(target=self.fn, args=(packed.ctypes.data, g[0], g[1], g[2],
+                                                           lo, hi, status.ctypes.data))
+                   for lo, hi in zip(bounds, bounds[1:])]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
         return status
 
 
