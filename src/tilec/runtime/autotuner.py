@@ -214,10 +214,10 @@ class Autotuner(KernelInterface):
         if not isinstance(stored, dict):
             return None
         index = stored.get("index")
-        valid = isinstance(index, int) and 0 <= index < len(self.configs)
-        if valid and str(self.configs[index]) == stored.get("config"):
-            return self.configs[index]
-        return None
+        if not isinstance(index, int) or not 0 <= index < len(self.configs):
+            return None
+        config = self.configs[index]
+        return config if str(config) == stored.get("config") else None
 
     def _save(self, key: tuple[Any, ...], named: dict[str, Any], best: Config,
               timings: dict[Config, float]) -> None:  # fmt: skip

@@ -76,6 +76,7 @@ class JITFunction:
         if backend not in (None, "cpu", "cuda"):
             raise UsageError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
         self.fn = fn
+        self.__name__: str = fn.__name__
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
         self.params = parameters_of(fn, do_not_specialize)
         self.arg_names = [p.name for p in self.params]

@@ -86,6 +86,9 @@ class LaunchedKernel:
     n_regs = property(lambda self: self.metadata.n_regs)
     n_spills = property(lambda self: self.metadata.n_spills)
 
+    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
+        raise NotImplementedError  # each backend's kernel launches its own way
+
     def assert_error(self, index: int, pid: int, grid: Grid3) -> DeviceAssertError:
         gx, gy, _ = grid
         where = (pid % gx, (pid // gx) % gy, pid // (gx * gy))
