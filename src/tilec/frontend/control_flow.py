@@ -19,6 +19,7 @@ from ..ir.core import Block
 from ..ir.types import ScalarType
 from . import arith
 from . import semantics as S
+from .loop_invariants import prune_for, prune_while
 from .values import Tensor, leaves, rebuild, same_structure, unwrap
 
 if TYPE_CHECKING:
@@ -300,7 +301,7 @@ def _runtime_for(
         cg.visit_body(node.body)
         b.yield_([t.value for t in carried.yielded(cg)])
     cg.scope = saved
-    carried.bind(cg, loop.results)
+    carried.bind(cg, prune_for(loop))
 
 
 def visit_while(cg: FunctionCodegen, node: ast.While) -> None:
@@ -327,7 +328,7 @@ def visit_while(cg: FunctionCodegen, node: ast.While) -> None:
         cg.visit_body(node.body)
         b.yield_([t.value for t in carried.yielded(cg)])
     cg.scope = saved
-    carried.bind(cg, loop.results)
+    carried.bind(cg, prune_while(loop))
 
 
 __all__ = ["visit_for", "visit_if", "visit_ifexp", "visit_while"]
