@@ -1,7 +1,8 @@
 """``@tilec.jit``: JITFunction, ``kernel[grid](*args, **meta)`` and the compiled-kernel table.
 
-A warm launch is one call of the generated binder (specialization key + launch values + grid),
-one dict lookup and the backend kernel's ``launch`` (one native call). A miss turns the key
+A warm launch is one call of the kernel's generated launch function (binder.py: specialization
+key, launch values and grid in one pass), one dict lookup and the backend kernel's ``launch``
+(one native call). A miss turns the key
 into ArgSpecs, picks the backend from the arguments' device, compiles through the disk cache
 and loads the result.
 """
@@ -12,7 +13,7 @@ import functools
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import fields
-from typing import Any, TypeVar, overload
+from typing import Any, overload
 
 from .. import config as _config
 from ..backends.target import CompileOptions, Target
@@ -118,6 +119,7 @@ class JITFunction:
         return functools.partial(self._launch_fn or self._make_launch(), grid)
 
     def _make_launch(self) -> Callable[..., LaunchedKernel]:
+        self._switch_config()
         self._launch_fn = make_launch(self, self.fn.__name__, self.params)
         return self._launch_fn
 
@@ -194,9 +196,6 @@ class JITFunction:
             )
         self._kernels[key] = kernel
         return kernel
-
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @overload
