@@ -36,7 +36,10 @@ class Case:
     tags: tuple[str, ...] = field(default=())
 
 
-NP = {"fp32": np.float32, "fp16": np.float16, "fp64": np.float64, "i32": np.int32, "i8": np.int8}
+NP = {
+    "fp32": np.float32, "fp16": np.float16, "fp64": np.float64, "i32": np.int32, "i8": np.int8,
+    "i64": np.int64, "u8": np.uint8, "i16": np.int16,
+}  # fmt: skip
 
 
 def vector_add(dtype: T.ScalarType = T.float32, block: int = 1024, n: int = 100_003) -> Case:
@@ -346,11 +349,18 @@ def attention(z_h: int = 3, n_ctx: int = 128, d: int = 32, bm: int = 32, bn: int
     )
 
 
-def reduce_2d(axis: int, kind: K = K.ADD, m: int = 16, n: int = 128) -> Case:
+def reduce_2d(
+    axis: int,
+    kind: K = K.ADD,
+    m: int = 16,
+    n: int = 128,
+    dtype: T.ScalarType = T.float32,
+    num_warps: int = 4,
+) -> Case:
     def build() -> ModuleOp:
         k = KernelBuilder(
             f"reduce_{kind.value}_{axis}",
-            [pointer_arg("x", T.float32), pointer_arg("out", T.float32)],
+            [pointer_arg("x", dtype), pointer_arg("out", dtype)],
         )
         a = k.arg
         rm, rn = k.arange(m), k.arange(n)
@@ -360,16 +370,61 @@ def reduce_2d(axis: int, kind: K = K.ADD, m: int = 16, n: int = 128) -> Case:
         return k.finish()
 
     fn = {K.ADD: np.sum, K.MAX: np.max, K.MIN: np.min}[kind]
+    npt = NP[dtype.name]
+
+    def inputs(r: np.random.Generator) -> Arrays:
+        if dtype.is_floating():
+            return {"x": r.standard_normal((m, n)).astype(npt)}
+        return {"x": r.integers(-1000, 1000, (m, n)).astype(npt)}
+
     return Case(
-        f"reduce_{kind.value}_axis{axis}",
+        f"reduce_{kind.value}_axis{axis}_{dtype.name}_{m}x{n}_w{num_warps}",
         build,
-        lambda r: {"x": r.standard_normal((m, n)).astype(np.float32)},
-        lambda i: {"out": np.empty(n if axis == 0 else m, np.float32)},
+        inputs,
+        lambda i: {"out": np.empty(n if axis == 0 else m, npt)},
         lambda i: ["x", "out"],
         lambda i: (1,),
         lambda i: {"out": fn(i["x"].astype(np.float64), axis=axis)},
-        rtol=1e-5,
-        atol=1e-5,
+        rtol=2e-3 if dtype.bits == 16 else 1e-5,
+        atol=0.1 if dtype.bits == 16 else 1e-5,
+        num_warps=num_warps,
+    )
+
+
+def masked_other(dtype: T.ScalarType, n: int = 1000, other: float = 7.0) -> Case:
+    """Masked loads whose masked-off lanes read ``other`` (packed 1- and 2-byte elements)."""
+
+    def build() -> ModuleOp:
+        k = KernelBuilder(
+            f"masked_{dtype.name}", [pointer_arg("x", dtype), pointer_arg("out", dtype)]
+        )
+        offs = k.add(k.mul(k.pid(), k.c(256)), k.arange(256))
+        x = k.load(
+            k.add(k.arg["x"], offs),
+            k.cmp(C.LT, offs, k.c(n)),
+            other if dtype.is_floating() else int(other),
+        )
+        k.store(k.add(k.arg["out"], offs), x)
+        return k.finish()
+
+    npt = NP[dtype.name]
+    total = 4 * 256
+
+    def ref(i: Arrays) -> Arrays:
+        out = np.full(total, other, np.float64)
+        out[:n] = i["x"][:n]
+        return {"out": out}
+
+    return Case(
+        f"masked_other_{dtype.name}",
+        build,
+        lambda r: {"x": r.integers(-100, 100, total).astype(npt)},
+        lambda i: {"out": np.empty(total, npt)},
+        lambda i: ["x", "out"],
+        lambda i: (4,),
+        ref,
+        rtol=0,
+        atol=0,
     )
 
 
@@ -592,6 +647,49 @@ def atomics(n: int = 4096, bins: int = 16) -> Case:
     )
 
 
+def atomic_minmax(n: int = 2048, slots: int = 8) -> Case:
+    """Float atomic max and min (the integer-ordering trick) over mixed-sign values."""
+
+    def build() -> ModuleOp:
+        from tilec.ir.ops import AtomicKind
+
+        k = KernelBuilder(
+            "atomic_minmax",
+            [
+                pointer_arg("x", T.float32),
+                pointer_arg("hi", T.float32),
+                pointer_arg("lo", T.float32),
+            ],
+        )
+        a = k.arg
+        offs = k.add(k.mul(k.pid(), k.c(256)), k.arange(256))
+        x = k.load(k.add(a["x"], offs))
+        slot = k.bin(K.AND, offs, k.c(slots - 1))
+        k.b.atomic_rmw(AtomicKind.MAX, k.add(a["hi"], slot), x)
+        k.b.atomic_rmw(AtomicKind.MIN, k.add(a["lo"], slot), x)
+        return k.finish()
+
+    def ref(i: Arrays) -> Arrays:
+        x = i["x"].astype(np.float64).reshape(-1, slots)
+        return {"hi": x.max(0), "lo": x.min(0)}
+
+    return Case(
+        "atomic_minmax_fp32",
+        build,
+        lambda r: {"x": r.standard_normal(n).astype(np.float32)},
+        lambda i: {
+            "hi": np.full(slots, -np.inf, np.float32),
+            "lo": np.full(slots, np.inf, np.float32),
+        },
+        lambda i: ["x", "hi", "lo"],
+        lambda i: (n // 256,),
+        ref,
+        rtol=0,
+        atol=0,
+        tags=("zero_outputs",),
+    )
+
+
 def all_cases() -> list[Case]:
     return [
         vector_add(),
@@ -608,6 +706,15 @@ def all_cases() -> list[Case]:
         reduce_2d(1),
         reduce_2d(1, K.MAX),
         reduce_2d(0, K.MIN),
+        reduce_2d(0, K.ADD, 64, 64, T.float16, 8),
+        reduce_2d(1, K.MAX, 256, 16, T.int64, 8),
+        reduce_2d(1, K.ADD, 8, 1024, T.float32, 16),
+        reduce_2d(0, K.MAX, 512, 2, T.int8, 2),
+        reduce_2d(1, K.ADD, 2, 8, T.float32, 1),
+        masked_other(T.int8),
+        masked_other(T.float16),
+        masked_other(T.int64),
+        atomic_minmax(),
         scan_2d(1),
         scan_2d(0),
         scan_2d(1, reverse=True),
