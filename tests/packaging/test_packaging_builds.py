@@ -21,7 +21,7 @@ pytestmark = [
     pytest.mark.skipif(
         os.environ.get("TILEC_TEST_BUILDS") != "1", reason="set TILEC_TEST_BUILDS=1 to build"
     ),
-    pytest.mark.skipif(not (ROOT / "pyproject.toml").is_file(), reason="needs the checkout"),
+    pytest.mark.skipif(not (ROOT / "src" / "tilec").is_dir(), reason="needs the checkout"),
 ]
 
 

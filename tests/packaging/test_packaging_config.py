@@ -15,7 +15,7 @@ import tilec
 ROOT = Path(__file__).resolve().parents[2]
 PLATFORM = ROOT / "platform"
 in_checkout = pytest.mark.skipif(
-    not (ROOT / "pyproject.toml").is_file() or not PLATFORM.is_dir(),
+    not (ROOT / "pyproject.toml").is_file() or not (PLATFORM / "CMakeLists.txt").is_file(),
     reason="needs the source checkout",
 )
 
