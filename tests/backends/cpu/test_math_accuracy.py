@@ -17,7 +17,7 @@ REFERENCE = {
 }  # fmt: skip
 RANGES = {
     "exp": (-104, 88.7), "exp2": (-150, 127.9), "log": (1e-30, 1e30), "log2": (1e-30, 1e30),
-    "sin": (-1e4, 1e4), "cos": (-1e4, 1e4), "tanh": (-12, 12),
+    "sin": (-1e5, 1e5), "cos": (-1e5, 1e5), "tanh": (-12, 12),
 }  # fmt: skip
 MAX_ULP = {"exp": 2, "exp2": 2, "log": 2, "log2": 3, "sin": 3, "cos": 3, "tanh": 3}
 
@@ -89,10 +89,10 @@ def test_libm_long_tail(fn: str, dtype: T.ScalarType) -> None:
 
 @pytest.mark.parametrize("fn", ["sin", "cos"])
 def test_sin_cos_large_arguments(fn: str) -> None:
-    """Past 1e4 the three-part reduction keeps a small absolute error (documented)."""
+    """Past 1e5 the reduction is not exact: small absolute error, always bounded (documented)."""
     k = elementwise_kernel(lambda b, x: b.math(fn, x), 1, T.float32, T.float32)
-    x = np.random.default_rng().uniform(-1e5, 1e5, 20000).astype(np.float32)
+    x = np.random.default_rng().uniform(-1e6, 1e6, 20000).astype(np.float32)
     got = run_elementwise(k, x, out_dtype=np.float32)
-    assert np.abs(got - REFERENCE[fn](x.astype(np.float64))).max() < 2e-6
+    assert np.abs(got - REFERENCE[fn](x.astype(np.float64))).max() < 1e-5
     huge = np.array([1e20, -3e30, 1e38], np.float32)
     assert (np.abs(run_elementwise(k, huge, out_dtype=np.float32)) <= 1).all()

@@ -19,9 +19,10 @@ _LN2_HI = 0.693359375
 _LN2_LO = -2.12194440e-4
 _LOG2E = 1.4426950408889634
 _INV_LN2 = 1.4426950408889634
-_PIO2_1 = 1.5703125  # pi/2 in three parts (Cody-Waite), each exactly representable
+_PIO2_1 = 1.5703125  # pi/2 in four fp32 parts (Cody-Waite)
 _PIO2_2 = 4.837512969970703125e-4
-_PIO2_3 = 7.54978995489188216e-8
+_PIO2_3 = 7.549790126404332e-08
+_PIO2_4 = -1.7151245100058819e-15
 
 
 def c(value: float, t: ir.Type = f32) -> ir.Constant:
@@ -183,7 +184,7 @@ def tanh_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 def _sincos_reduce(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
     """(r, r*r, quadrant) with x = quadrant*pi/2 + r and |r| <= pi/4.
 
-    Three-part Cody-Waite reduction: accurate for |x| up to about 1e5. Beyond that the result
+    Four-part Cody-Waite reduction: accurate for |x| up to about 1e5. Beyond that the result
     stays a bounded value in [-1, 1] (the quadrant is taken modulo 4 in floating point, exactly,
     and r is clamped) but loses accuracy; Payne-Hanek reduction is not implemented."""
     qf = call_unary(b, "rint", b.fmul(x, c(2.0 / math.pi)))
@@ -194,6 +195,7 @@ def _sincos_reduce(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value, ir
     r = _fma(b, qf, c(-_PIO2_1), x)
     r = _fma(b, qf, c(-_PIO2_2), r)
     r = _fma(b, qf, c(-_PIO2_3), r)
+    r = _fma(b, qf, c(-_PIO2_4), r)
     limit = 0.9  # a little past pi/4: rint(x * 2/pi) may round a near-tie either way
     r = b.select(b.fcmp_ordered(">", r, c(limit)), c(limit), r)
     r = b.select(b.fcmp_ordered("<", r, c(-limit)), c(-limit), r)
