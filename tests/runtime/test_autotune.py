@@ -113,3 +113,12 @@ def test_config_all_kwargs_and_str():
     assert c.all_kwargs() == {"BLOCK": 64, "num_warps": 8, "num_stages": 2, "num_ctas": 1,
                               "maxnreg": 128}  # fmt: skip
     assert "BLOCK: 64" in str(c)
+
+
+def test_progress_line_when_asked(program, capsys):
+    from tilec import config
+
+    with config.override(print_autotuning=True):
+        _tuned(reset_to_zero=["x_ptr"])[_grid](np.zeros(16, np.float32), 16)
+    err = capsys.readouterr().err
+    assert "Autotuning kernel work" in err and "best config selected: BLOCK: 8" in err

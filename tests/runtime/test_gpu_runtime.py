@@ -112,3 +112,26 @@ def test_autotune_picks_the_fastest_config_on_gpu():
     assert kernel.best_config.kwargs["REPEAT"] == 1, kernel.configs_timings
     expected = torch.sqrt(x.double() ** 2 + 1)
     torch.testing.assert_close(out.double(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_do_bench_cudagraph_replays_the_launch():
+    x, y, out = _inputs(1 << 20)
+    ms = tilec.testing.do_bench_cudagraph(
+        lambda: add_kernel[(1024,)](x, y, out, 1 << 20, BLOCK=1024), rep=10
+    )
+    assert 0 < ms < 5
+    np.testing.assert_allclose(out.cpu().numpy(), (x + y).cpu().numpy(), rtol=1e-6)
+
+
+def test_triton_host_code_runs_unchanged():
+    import tilec as triton
+
+    device = triton.runtime.driver.active.get_active_torch_device()
+    import torch
+
+    x = torch.rand(5000, device=device)
+    y = torch.rand(5000, device=device)
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)  # noqa: E731
+    add_kernel[grid](x, y, out, x.numel(), BLOCK=triton.next_power_of_2(700))
+    triton.testing.assert_close(out, x + y, atol=1e-6, rtol=0)
