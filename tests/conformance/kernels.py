@@ -200,16 +200,21 @@ def seeded_dropout_kernel(x_ptr, out_ptr, n_elements, p, seed, BLOCK_SIZE: tl.co
 
 
 @triton.jit
-def philox_kernel(ints_ptr, uniform_ptr, seed, n_elements, BLOCK_SIZE: tl.constexpr):
-    # The raw stream: four uint32 words per offset, and the uniform floats rand() makes of them.
-    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    in_bounds = offsets < n_elements
-    r0, r1, r2, r3 = tl.randint4x(seed, offsets)
-    tl.store(ints_ptr + 4 * offsets, r0, mask=in_bounds)
-    tl.store(ints_ptr + 4 * offsets + 1, r1, mask=in_bounds)
-    tl.store(ints_ptr + 4 * offsets + 2, r2, mask=in_bounds)
-    tl.store(ints_ptr + 4 * offsets + 3, r3, mask=in_bounds)
-    tl.store(uniform_ptr + offsets, tl.rand(seed, offsets), mask=in_bounds)
+def philox_kernel(
+    ints_ptr, uniform_ptr, seed, first_offset, n_elements,
+    BLOCK_SIZE: tl.constexpr, N_ROUNDS: tl.constexpr,
+):  # fmt: skip
+    # The raw stream: four words per offset, and the uniform floats rand() makes of them. An
+    # int64 first_offset makes the offsets int64, which switches Triton to Philox 4x64.
+    idx = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    in_bounds = idx < n_elements
+    offsets = first_offset + idx
+    r0, r1, r2, r3 = tl.randint4x(seed, offsets, N_ROUNDS)
+    tl.store(ints_ptr + 4 * idx, r0, mask=in_bounds)
+    tl.store(ints_ptr + 4 * idx + 1, r1, mask=in_bounds)
+    tl.store(ints_ptr + 4 * idx + 2, r2, mask=in_bounds)
+    tl.store(ints_ptr + 4 * idx + 3, r3, mask=in_bounds)
+    tl.store(uniform_ptr + idx, tl.rand(seed, offsets, N_ROUNDS), mask=in_bounds)
 
 
 def dropout(x, keep, out, p: float, block_size: int = 256) -> None:
@@ -223,9 +228,14 @@ def seeded_dropout(x, out, p: float, seed: int, block_size: int = 256) -> None:
     seeded_dropout_kernel[grid](x, out, n, p, seed, BLOCK_SIZE=block_size)
 
 
-def philox(ints, uniform, seed: int, block_size: int = 128) -> None:
+def philox(
+    ints, uniform, seed: int, first_offset: int = 0, n_rounds: int = 10, block_size: int = 128
+) -> None:
+    """ints: (n, 4) words (uint32, or uint64 for offsets past int32); uniform: (n,) float32."""
     n = numel(uniform)
-    philox_kernel[(triton.cdiv(n, block_size),)](ints, uniform, seed, n, BLOCK_SIZE=block_size)
+    philox_kernel[(triton.cdiv(n, block_size),)](
+        ints, uniform, seed, first_offset, n, BLOCK_SIZE=block_size, N_ROUNDS=n_rounds
+    )
 
 
 # --- 05 layer norm -------------------------------------------------------------------------------
