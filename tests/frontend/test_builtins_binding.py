@@ -125,3 +125,26 @@ def test_unsupported_feature_is_named():
     with pytest.raises(UnsupportedFeature) as info:
         build(k_unsupported, "*i32")
     assert info.value.message == "tl.inline_asm_elementwise (inline PTX) is not supported by tilec"
+
+
+def _plain_python(v):
+    return v + 1
+
+
+def k_python_call(p):
+    x = tl.load(p)
+    pair = (x, x + 1)
+    tl.static_assert(len(pair) == 2)
+    tl.store(p, pair[1] + _plain_python(3))  # Python functions run on compile-time values
+    tl.store(p, _plain_python(x))  # MARK-pycall
+
+
+def test_python_functions_need_compile_time_values():
+    from tilec.errors import UnsupportedFeature
+
+    with pytest.raises(UnsupportedFeature) as info:
+        build(k_python_call, "*fp32")
+    assert info.value.message == (
+        "calling the Python function _plain_python with tensor arguments is not supported; "
+        "decorate it with @tilec.jit"
+    )

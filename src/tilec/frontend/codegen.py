@@ -8,6 +8,7 @@ bodies with a fresh scope. Control flow lives in control_flow.py, operators in a
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import operator
 from collections.abc import Iterator
@@ -43,6 +44,17 @@ from .scope import lookup_global
 from .values import Tensor, unwrap
 
 RETURN = "$return"  # the scope slot holding a function's return value
+
+
+def _python_call_error(fn: Any) -> CompileError:
+    """Why a plain Python callable cannot take run-time tensors."""
+    name = getattr(fn, "__qualname__", repr(fn))
+    if getattr(builtins, name, None) is fn or isinstance(fn, type):
+        return ConstexprError(f"{name}() needs compile-time values, not run-time tensors")
+    return UnsupportedFeature(
+        f"calling the Python function {name} with tensor arguments is not supported; "
+        "decorate it with @tilec.jit"
+    )
 
 
 class Unit:
@@ -321,11 +333,7 @@ class FunctionCodegen:
         if not callable(fn):
             raise TileTypeError(f"'{type(fn).__name__}' object is not callable")
         if any(is_runtime(a) for a in [*args, *kwargs.values()]):
-            name = getattr(fn, "__qualname__", repr(fn))
-            raise UnsupportedFeature(
-                f"calling the Python function {name} with tensor arguments "
-                "is not supported; decorate it with @tilec.jit"
-            )
+            raise _python_call_error(fn)
         return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
 
     def inline(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:

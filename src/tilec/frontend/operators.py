@@ -60,7 +60,13 @@ def is_runtime(x: Any) -> bool:
     return isinstance(x, (Tensor, *Struct)) or bool(leaves(x))
 
 
-INTROSPECTION = (builtins.isinstance, builtins.type, builtins.hasattr, builtins.getattr)
+INTROSPECTION = (
+    builtins.isinstance,
+    builtins.type,
+    builtins.hasattr,
+    builtins.getattr,
+    builtins.len,
+)
 
 
 def map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
