@@ -42,7 +42,7 @@ def types(session: nox.Session) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """The CPU test suite against the built and installed package."""
-    install(session, ".[test]")
+    install(session, ".[test]", "scikit-build-core>=0.11")  # + the sdist content checks
     task(session, "tests")
 
 
