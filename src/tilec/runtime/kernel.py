@@ -207,9 +207,9 @@ class CudaKernel(LaunchedKernel):
         handle = getattr(loaded, "handle", None)
         self._function = int(handle if handle is not None else loaded.function)
         self._block = (32 * compiled.metadata.options.num_warps, 1, 1)
-        # metadata.shared is the kernel's static shared memory, which the module already
-        # declares; a launch passes only dynamic shared memory, which tilec kernels do not use.
-        self._shared = 0
+        # metadata.shared is the dynamic shared memory the CUDA backend's kernels use for layout
+        # conversions and reductions (as in Triton); every launch must pass it.
+        self._shared = compiled.metadata.shared
         self._launch = launcher.cuda_launcher()  # skips the module-level dispatch
         self._select = _selector(self._pick, len(all_params))
         self._stream = _stream_source()
