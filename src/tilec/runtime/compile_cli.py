@@ -51,6 +51,12 @@ def main(ns: argparse.Namespace) -> int:
         raise UsageError(f"unknown stage {ns.stage!r}; choose from {', '.join(_STAGES)}")
     kernel = load_kernel(ns.kernel)
     compiled = compile_kernel(kernel, ns.signature, target=ns.target, num_warps=ns.num_warps)
+    if stage == "asm" and stage not in compiled.asm:  # the CPU backend makes it on request
+        from ..backends import registry
+
+        assembly = getattr(registry.get(compiled.metadata.target.kind).compiler, "assembly", None)
+        if assembly is not None:
+            compiled.asm[stage] = assembly(compiled)
     if stage not in compiled.asm:
         have = ", ".join(sorted(compiled.asm))
         raise UsageError(f"the {compiled.metadata.target.kind} target produces {have}, not {stage}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import config
 from ...errors import LoweringError
 from ...ir.ops import FuncOp, ModuleOp
 from ...ir.printer import print_ir
@@ -36,6 +37,8 @@ class CpuCompiler:
             Stage.TIR.value: print_ir(module),
             Stage.LLIR.value: str(ref),
         }
+        if emit_asm is None:
+            emit_asm = options.debug or config.get().dump_dir is not None
         if emit_asm:
             asm[Stage.ASM.value] = machine.emit_assembly(ref, tm)
         asm[Stage.OBJ.value] = machine.emit_object(ref, tm)
@@ -48,3 +51,14 @@ class CpuCompiler:
             asserts=tuple(asserts),
         )
         return CompiledKernel(meta, asm)
+
+    def assembly(self, compiled: CompiledKernel) -> str:
+        """The kernel's assembly, from its optimized LLVM IR (for kernels compiled without)."""
+        text = compiled.asm.get(Stage.ASM.value)
+        if isinstance(text, str):
+            return text
+        target = compiled.metadata.target
+        triple = target.triple or machine.host_cpu().triple
+        tm = machine.target_machine(triple, target.arch or "generic", target.features)
+        ref = machine.parse_llvm_ir(str(compiled.asm[Stage.LLIR.value]), tm, triple)
+        return machine.emit_assembly(ref, tm)

@@ -27,8 +27,9 @@ Lowered = Union[ir.Value, Tile]
 Rule = Callable[["Lowering", Op], None]
 
 # a lazy value used by several consumers is recomputed in each unless it costs at least this
-# much per element (a load or a transcendental function always does)
-RECOMPUTE_LIMIT = 6
+# much per element (a transcendental function or a gather always does): recomputing a few
+# arithmetic ops is cheaper than a store and a reload, and keeps consumers fused
+RECOMPUTE_LIMIT = 10
 
 
 class Lowering:
@@ -81,8 +82,7 @@ class Lowering:
 
     def define(self, v: Value, x: Lowered) -> None:
         if isinstance(x, Tile) and not isinstance(x, BufferTile):
-            shared = self.live.n_users(v) >= 2
-            if shared and (x.has_load or x.cost() >= RECOMPUTE_LIMIT):
+            if self.live.n_users(v) >= 2 and x.cost() >= RECOMPUTE_LIMIT:
                 x = self.materialize(x)
         self.env[v] = x
 

@@ -172,10 +172,10 @@ def _split_row(
     body: Body,
     skip_masked_off: bool,
 ) -> None:
-    """Run a row's in-range prefix with the mask known true, then the rest with it false.
-
-    A full row (the common case away from the edges) gets its own loop with a constant trip
-    count, which LLVM unrolls or turns into fixed-size vector moves rather than a libc call."""
+    """A full row (mask true everywhere, the common case away from the edges) runs a loop with
+    the mask known true and a constant trip count: plain SIMD loads and stores, no remainder.
+    Other rows keep the mask per lane (the vectorizer's masked loads and stores), or, when the
+    masked-off lanes do nothing, loop over the in-range prefix only."""
     lim = row_limit(row, form, idx, n)
     fn = b.function
     full, partial, done = (fn.append_basic_block(f"row.{k}") for k in ("full", "part", "done"))
@@ -185,10 +185,11 @@ def _split_row(
         body(Scope(b, {id(split): True}, parent=row), (*idx, i))
     b.branch(done)
     b.position_at_end(partial)
-    with counted_loop(b, row.zero, lim, "on") as i:
-        body(Scope(b, {id(split): True}, parent=row), (*idx, i))
-    if not skip_masked_off:
-        with counted_loop(b, lim, row.const(n), "off") as i:
-            body(Scope(b, {id(split): False}, parent=row), (*idx, i))
+    if skip_masked_off:
+        with counted_loop(b, row.zero, lim, "on") as i:
+            body(Scope(b, {id(split): True}, parent=row), (*idx, i))
+    else:
+        with counted_loop(b, row.zero, row.const(n), "some") as i:
+            body(Scope(b, parent=row), (*idx, i))
     b.branch(done)
     b.position_at_end(done)

@@ -76,6 +76,18 @@ def parse_and_verify(module: ir.Module, tm: llvm.TargetMachine, triple: str) -> 
     return ref
 
 
+def parse_llvm_ir(text: str, tm: llvm.TargetMachine, triple: str) -> llvm.ModuleRef:
+    """Parse LLVM IR text (e.g. a kept LLIR stage) for ``tm``; errors become LoweringErrors."""
+    try:
+        ref = llvm.parse_assembly(text)
+        ref.triple = triple
+        ref.data_layout = str(tm.target_data)
+        ref.verify()
+    except RuntimeError as exc:
+        raise LoweringError(f"LLVM rejected the IR: {exc}", ir=text) from exc
+    return ref
+
+
 def optimize(ref: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> None:
     """Run the O``level`` pipeline of the new pass manager (vectorizers on)."""
     pto = llvm.create_pipeline_tuning_options(speed_level=level)

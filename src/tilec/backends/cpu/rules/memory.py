@@ -101,7 +101,9 @@ class LoadTile(Tile):
         self.elem = _pointee(ptr.elem)
 
     def cost(self) -> int:
-        return 4 + self.ptr.cost()
+        # a strided/contiguous load is one instruction off a hoisted row base: reloading it
+        # (from cache) is as cheap as reading a stack copy; a gather is not
+        return 2 if self.ptr.stride() is not None else 4 + self.ptr.cost()
 
     def children(self) -> Sequence[Tile]:
         return [t for t in (self.ptr, self.mask, self.other) if t is not None]
