@@ -81,31 +81,55 @@ def load_module(path: Path, device: str) -> Any:
     return module
 
 
-def plain_tests(module: Any) -> list[str]:
-    """Names of the module's tests that take no fixtures and no parameters."""
-    out = []
+def runnable_tests(module: Any) -> list[tuple[str, int, dict[str, Any]]]:
+    """(name, case index, keyword arguments) for each test that needs no fixtures: plain tests
+    and tests with one ``parametrize`` mark, one entry per parameter set."""
+    out: list[tuple[str, int, dict[str, Any]]] = []
     for name, fn in vars(module).items():
-        plain = callable(fn) and not getattr(fn, "pytestmark", None)
-        if name.startswith("test_") and plain and not inspect.signature(fn).parameters:
-            out.append(name)
+        if not (name.startswith("test_") and callable(fn)):
+            continue
+        marks = getattr(fn, "pytestmark", [])
+        params = list(inspect.signature(fn).parameters)
+        if not marks and not params:
+            out.append((name, 0, {}))
+        elif len(marks) == 1 and marks[0].name == "parametrize":
+            argnames, values = marks[0].args[0], marks[0].args[1]
+            names = (
+                [n.strip() for n in argnames.split(",")]
+                if isinstance(argnames, str)
+                else list(argnames)
+            )
+            if sorted(names) != sorted(params):
+                continue
+            for i, v in enumerate(values):
+                v = getattr(v, "values", v)
+                args = (
+                    v if len(names) > 1 else (v[0] if isinstance(v, tuple) and len(v) == 1 else v,)
+                )
+                out.append((name, i, dict(zip(names, args))))
     return out
 
 
-def _collect() -> list[tuple[str, str]]:
+def _collect() -> list[tuple[str, str, int]]:
     if not gpu_available():
         return []
     found = []
     for path in sorted(LANGUAGE.glob("test_*.py")):
         if path.stem not in SKIP_MODULES:
-            found += [(path.stem, name) for name in plain_tests(load_module(path, "cuda"))]
+            module = load_module(path, "cuda")
+            found += [(path.stem, name, i) for name, i, _ in runnable_tests(module)]
     return found
 
 
 _MODULES: dict[str, Any] = {}
 
 
-@pytest.mark.parametrize(("module", "name"), _collect(), ids=lambda x: x)
-def test_language_suite_on_gpu(module: str, name: str) -> None:
+@pytest.mark.parametrize(("module", "name", "case"), _collect(), ids=str)
+def test_language_suite_on_gpu(module: str, name: str, case: int) -> None:
     if module not in _MODULES:
         _MODULES[module] = load_module(LANGUAGE / f"{module}.py", "cuda")
-    getattr(_MODULES[module], name)()
+    for test, index, kwargs in runnable_tests(_MODULES[module]):
+        if test == name and index == case:
+            getattr(_MODULES[module], name)(**kwargs)
+            return
+    raise AssertionError(f"{module}.{name}[{case}] disappeared")
