@@ -83,9 +83,13 @@ class Kernel:
             return status
         # ctypes releases the GIL: the chunks really run at the same time
         bounds = [total * i // threads for i in range(threads + 1)]
-        workers = [threading.Thread(target=self.fn, args=(packed.ctypes.data, g[0], g[1], g[2],
-                                                           lo, hi, status.ctypes.data))
-                   for lo, hi in zip(bounds, bounds[1:])]
+        workers = [
+            threading.Thread(
+                target=self.fn,
+                args=(packed.ctypes.data, g[0], g[1], g[2], lo, hi, status.ctypes.data),
+            )
+            for lo, hi in zip(bounds, bounds[1:])
+        ]
         for w in workers:
             w.start()
         for w in workers:
@@ -116,8 +120,9 @@ def poisoned(shape: Any, dtype: Any) -> np.ndarray:
     return out
 
 
-def elementwise_kernel(fn: Callable[..., Any], n_in: int, in_t: ScalarType, out_t: ScalarType,
-                       block: int = 256) -> Kernel:
+def elementwise_kernel(
+    fn: Callable[..., Any], n_in: int, in_t: ScalarType, out_t: ScalarType, block: int = 256
+) -> Kernel:
     """``out[i] = fn(b, x0[i], x1[i], ...)`` over a ragged 1-D range (n is the last argument)."""
     from tilec.ir import types as T
     from tilec.ir.argspec import pointer_arg, scalar_arg

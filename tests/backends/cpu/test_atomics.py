@@ -12,8 +12,14 @@ from tilec.ir.argspec import pointer_arg
 from .support import Kernel, kernel
 
 BLOCK = 64
-NP = {T.int32: np.int32, T.float32: np.float32, T.uint32: np.uint32, T.int64: np.int64,
-      T.float64: np.float64, T.float16: np.float16}
+NP = {
+    T.int32: np.int32,
+    T.float32: np.float32,
+    T.uint32: np.uint32,
+    T.int64: np.int64,
+    T.float64: np.float64,
+    T.float16: np.float16,
+}
 
 
 def _rmw(kind: O.AtomicKind, t: T.ScalarType, masked: bool) -> Kernel:
@@ -21,13 +27,22 @@ def _rmw(kind: O.AtomicKind, t: T.ScalarType, masked: bool) -> Kernel:
 
     def body(b, x, counter, old) -> None:
         pid = b.program_id(0)
-        offs = b.binary(O.BinaryKind.ADD, b.splat(b.binary(O.BinaryKind.MUL, pid, b.constant(BLOCK, T.int32)),
-                                                  (BLOCK,)), b.make_range(0, BLOCK))
+        offs = b.binary(
+            O.BinaryKind.ADD,
+            b.splat(b.binary(O.BinaryKind.MUL, pid, b.constant(BLOCK, T.int32)), (BLOCK,)),
+            b.make_range(0, BLOCK),
+        )
         v = b.load(b.addptr(b.splat(x, (BLOCK,)), offs))
-        slot = b.binary(O.BinaryKind.AND, b.make_range(0, BLOCK), b.constant(3, T.TileType((BLOCK,), T.int32)))
+        slot = b.binary(
+            O.BinaryKind.AND, b.make_range(0, BLOCK), b.constant(3, T.TileType((BLOCK,), T.int32))
+        )
         mask = None
         if masked:
-            mask = b.compare(O.CompareKind.LT, b.make_range(0, BLOCK), b.constant(BLOCK - 8, T.TileType((BLOCK,), T.int32)))
+            mask = b.compare(
+                O.CompareKind.LT,
+                b.make_range(0, BLOCK),
+                b.constant(BLOCK - 8, T.TileType((BLOCK,), T.int32)),
+            )
         r = b.atomic_rmw(kind, b.addptr(b.splat(counter, (BLOCK,)), slot), v, mask)
         b.store(b.addptr(b.splat(old, (BLOCK,)), offs), r, mask)
 
@@ -36,10 +51,18 @@ def _rmw(kind: O.AtomicKind, t: T.ScalarType, masked: bool) -> Kernel:
 
 
 CASES = [
-    (O.AtomicKind.ADD, T.int32), (O.AtomicKind.ADD, T.float32), (O.AtomicKind.ADD, T.int64),
-    (O.AtomicKind.ADD, T.float64), (O.AtomicKind.MAX, T.int32), (O.AtomicKind.MIN, T.int32),
-    (O.AtomicKind.MAX, T.uint32), (O.AtomicKind.MAX, T.float32), (O.AtomicKind.MIN, T.float32),
-    (O.AtomicKind.AND, T.int32), (O.AtomicKind.OR, T.int32), (O.AtomicKind.XOR, T.uint32),
+    (O.AtomicKind.ADD, T.int32),
+    (O.AtomicKind.ADD, T.float32),
+    (O.AtomicKind.ADD, T.int64),
+    (O.AtomicKind.ADD, T.float64),
+    (O.AtomicKind.MAX, T.int32),
+    (O.AtomicKind.MIN, T.int32),
+    (O.AtomicKind.MAX, T.uint32),
+    (O.AtomicKind.MAX, T.float32),
+    (O.AtomicKind.MIN, T.float32),
+    (O.AtomicKind.AND, T.int32),
+    (O.AtomicKind.OR, T.int32),
+    (O.AtomicKind.XOR, T.uint32),
     (O.AtomicKind.ADD, T.float16),
 ]
 
@@ -62,9 +85,14 @@ def test_rmw_under_contention(kind: O.AtomicKind, t: T.ScalarType, masked: bool)
     lanes = x.reshape(programs, BLOCK)
     if masked:
         lanes = lanes[:, : BLOCK - 8]
-    ufunc = {O.AtomicKind.ADD: np.add, O.AtomicKind.MAX: np.maximum, O.AtomicKind.MIN: np.minimum,
-             O.AtomicKind.AND: np.bitwise_and, O.AtomicKind.OR: np.bitwise_or,
-             O.AtomicKind.XOR: np.bitwise_xor}[kind]
+    ufunc = {
+        O.AtomicKind.ADD: np.add,
+        O.AtomicKind.MAX: np.maximum,
+        O.AtomicKind.MIN: np.minimum,
+        O.AtomicKind.AND: np.bitwise_and,
+        O.AtomicKind.OR: np.bitwise_or,
+        O.AtomicKind.XOR: np.bitwise_xor,
+    }[kind]
     for s in range(4):
         vals = lanes[:, s::4].ravel()
         want = ufunc.reduce(np.concatenate([np.array([start], dtype=dtype), vals]))

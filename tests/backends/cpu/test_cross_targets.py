@@ -38,12 +38,23 @@ def _module():
     ("triple", "cpu", "check"),
     [
         ("x86_64-pc-windows-msvc", "x86-64-v3", lambda o: struct.unpack_from("<H", o)[0] == 0x8664),
-        ("arm64-apple-macosx", "apple-m1", lambda o: o[:4] == b"\xcf\xfa\xed\xfe"
-         and struct.unpack_from("<I", o, 4)[0] == 0x0100000C),
-        ("aarch64-unknown-linux-gnu", "generic", lambda o: o[:4] == b"\x7fELF"
-         and struct.unpack_from("<H", o, 18)[0] == 183),
-        ("x86_64-unknown-linux-gnu", "x86-64", lambda o: o[:4] == b"\x7fELF"
-         and struct.unpack_from("<H", o, 18)[0] == 62),
+        (
+            "arm64-apple-macosx",
+            "apple-m1",
+            lambda o: (
+                o[:4] == b"\xcf\xfa\xed\xfe" and struct.unpack_from("<I", o, 4)[0] == 0x0100000C
+            ),
+        ),
+        (
+            "aarch64-unknown-linux-gnu",
+            "generic",
+            lambda o: o[:4] == b"\x7fELF" and struct.unpack_from("<H", o, 18)[0] == 183,
+        ),
+        (
+            "x86_64-unknown-linux-gnu",
+            "x86-64",
+            lambda o: o[:4] == b"\x7fELF" and struct.unpack_from("<H", o, 18)[0] == 62,
+        ),
     ],
 )
 def test_object_for_other_triples(triple: str, cpu: str, check) -> None:
@@ -57,7 +68,8 @@ def test_object_for_other_triples(triple: str, cpu: str, check) -> None:
 
 def test_vector_math_is_inline_for_neon() -> None:
     compiler = registry.get("cpu").compiler
-    compiled = compiler.compile(_module(), Target("cpu", "generic", "+neon", "aarch64-unknown-linux-gnu"),
-                                CompileOptions())
+    compiled = compiler.compile(
+        _module(), Target("cpu", "generic", "+neon", "aarch64-unknown-linux-gnu"), CompileOptions()
+    )
     llir = compiled.asm["llir"]
     assert "@expf" not in llir and "<4 x float>" in llir

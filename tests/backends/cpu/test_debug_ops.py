@@ -41,10 +41,15 @@ def test_print_2d_hex_and_several_operands(capfd) -> None:
 
 def _assert_kernel() -> Kernel:
     def body(b, x, n) -> None:
-        offs = b.binary(O.BinaryKind.ADD, b.splat(b.binary(O.BinaryKind.MUL, b.program_id(0),
-                                                           b.constant(8, T.int32)), (8,)), b.make_range(0, 8))
+        offs = b.binary(
+            O.BinaryKind.ADD,
+            b.splat(b.binary(O.BinaryKind.MUL, b.program_id(0), b.constant(8, T.int32)), (8,)),
+            b.make_range(0, 8),
+        )
         v = b.load(b.addptr(b.splat(x, (8,)), offs))
-        b.assert_(b.compare(O.CompareKind.GE, b.program_id(0), b.constant(0, T.int32)), "never fails")
+        b.assert_(
+            b.compare(O.CompareKind.GE, b.program_id(0), b.constant(0, T.int32)), "never fails"
+        )
         b.assert_(b.compare(O.CompareKind.LT, v, b.splat(n, (8,))), "value too big")
         b.store(b.addptr(b.splat(x, (8,)), offs), b.binary(O.BinaryKind.ADD, v, b.splat(n, (8,))))
 

@@ -52,7 +52,11 @@ def test_special_values(fn: str) -> None:
     got = run_elementwise(k, x, out_dtype=np.float32)
     with np.errstate(all="ignore"):
         want = REFERENCE[fn](x.astype(np.float64)).astype(np.float32)
-    same = (got == want) | (np.isnan(got) & np.isnan(want)) | (np.abs(got - want) <= 2e-7 * np.abs(want))
+    same = (
+        (got == want)
+        | (np.isnan(got) & np.isnan(want))
+        | (np.abs(got - want) <= 2e-7 * np.abs(want))
+    )
     if fn in ("sin", "cos"):  # |x| = 1e38 is past the reduction's range; only require |v| <= 1
         same[7:] = np.abs(got[7:]) <= 1
     assert same.all(), list(zip(x, got, want))
@@ -63,7 +67,9 @@ def test_fp16_and_bf16_compute_in_fp32() -> None:
     x = np.linspace(-10, 10, 1001).astype(np.float16)
     got = run_elementwise(k, x, out_dtype=np.float16)
     want = np.exp(x.astype(np.float64)).astype(np.float16)
-    assert np.all(np.abs(got.astype(np.float64) - want) <= np.spacing(np.abs(want)).astype(np.float64))
+    assert np.all(
+        np.abs(got.astype(np.float64) - want) <= np.spacing(np.abs(want)).astype(np.float64)
+    )
 
 
 LIBM = {

@@ -113,7 +113,7 @@ def test_early_return_and_branches_on_two_threads() -> None:
         early_exit[(20,)](x, out, n, BLOCK=64)
     want = x.astype(np.float64).copy()
     for s in range(0, n, 64):
-        blk = want[s:s + 64]
-        want[s:s + 64] = blk * 2 if blk.astype(np.float32).sum() > 0 else blk - 1
+        blk = want[s : s + 64]
+        want[s : s + 64] = blk * 2 if blk.astype(np.float32).sum() > 0 else blk - 1
     np.testing.assert_allclose(out[:n], want, rtol=1e-6)
     assert np.isnan(out[n:]).all()
