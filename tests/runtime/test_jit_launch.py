@@ -119,3 +119,13 @@ def test_warmup_compiles_without_running(add, fake):
         "out_ptr: *fp32:16",
         "n: i32:16",
     ]
+
+
+def test_launch_options_in_any_order_share_one_kernel(add, fake):
+    x, y, out = _inputs(16, np.random.default_rng())
+    k1 = add[(4,)](x, y, out, 16, BLOCK=4, num_warps=2, num_stages=2)
+    k2 = add[(4,)](x, y, out, 16, num_stages=2, BLOCK=4, num_warps=2)
+    k3 = add[(4,)](x, y, out, 16, BLOCK=4, num_warps=8)
+    assert k1 is k2 and k1 is not k3
+    assert k1.metadata.options.num_warps == 2 and k3.metadata.options.num_warps == 8
+    assert fake.STATS.compiles == 2

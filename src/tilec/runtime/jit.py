@@ -140,10 +140,14 @@ class JITFunction:
     ) -> LaunchedKernel:
         """The launch path when keywords beyond the parameters (``num_warps``...) were given."""
         warmup = options.pop("warmup", False)
-        full_key: Any = (key, tuple(sorted(options.items()))) if options else key
+        # keyed by the keywords in call order (no sort on the warm path); a new order finds
+        # the kernel under the sorted, canonical key before compiling
+        full_key: Any = (key, tuple(options.items())) if options else key
         kernel = self._kernels.get(full_key)
         if kernel is None:
-            kernel = self._compile(full_key, options)
+            canonical = (key, tuple(sorted(options.items()))) if options else key
+            kernel = self._kernels.get(canonical) or self._compile(canonical, options)
+            self._kernels[full_key] = kernel
         if not warmup:
             kernel.launch(grid, values)
         return kernel
