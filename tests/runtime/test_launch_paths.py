@@ -110,3 +110,17 @@ def test_warm_launch_is_cheap():
         best = min(best, (time.perf_counter() - t0) / 1000)
     # ~2 µs on the 2-core build machine; the bound only catches a fall off the fast path
     assert best < 50e-6, f"warm launch took {best * 1e6:.1f} µs"
+
+
+def test_python_fallback_launcher_gives_the_same_results():
+    kernel = tilec.jit(_scale)
+    x = np.random.default_rng().standard_normal(1000).astype(np.float32)
+    outs = []
+    for disabled in (False, True):
+        out = np.full(1000, np.nan, np.float32)
+        with config.override(disable_launcher=disabled):
+            kernel[_grid](x, out, 1.5, 1000, BLOCK=64)
+        outs.append(out)
+    assert len(kernel._tables) == 2  # one kernel table per launcher
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_allclose(outs[1], 1.5 * x.astype(np.float64), rtol=1e-6)
