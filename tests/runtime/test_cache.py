@@ -111,3 +111,21 @@ def _timed(cache, time):
     t0 = time.perf_counter()
     assert cache.get("k") is not None
     return time.perf_counter() - t0
+
+
+def test_unwritable_cache_warns_and_still_compiles(tmp_path, fake):
+    import pytest
+
+    import tilec
+    from tilec import config
+
+    fake.PROGRAMS["noop"] = lambda args, pid, grid: None
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("")
+
+    def noop(n):
+        pass
+
+    with config.override(cache_dir=blocker), pytest.warns(RuntimeWarning, match="cache"):
+        tilec.jit(noop)[(1,)](3)
+    assert fake.STATS.compiles == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from .. import config
 from .._version import __version__
 from ..backends.artifacts import CompiledKernel, Stage
 from ..backends.target import CompileOptions, Target
+from ..errors import CacheError
 from ..ir.argspec import ArgSpec
 from ..ir.ops.func import ModuleOp
 from .cache import KernelCache
@@ -94,6 +96,16 @@ def dump(compiled: CompiledKernel, key: str, root: Path) -> Path:
     return folder
 
 
+def _cached(cache: KernelCache | None, key: str) -> CompiledKernel | None:
+    if cache is None:
+        return None
+    try:
+        return cache.get(key)
+    except CacheError as exc:  # an unreadable cache is a miss, not a failure
+        warnings.warn(f"tilec: {exc}", RuntimeWarning, stacklevel=3)
+        return None
+
+
 def compile(
     fn: Any,
     specs: Sequence[ArgSpec],
@@ -108,11 +120,14 @@ def compile(
     use_cache = cfg.cache_enabled if use_cache is None else use_cache
     key = cache_key(fn, specs, target, options)
     cache = KernelCache(cfg.cache_dir) if use_cache else None
-    compiled = cache.get(key) if cache is not None else None
+    compiled = _cached(cache, key)
     if compiled is None:
         compiled = _compile_uncached(fn, specs, target, options)
         if cache is not None:
-            cache.put(key, compiled)
+            try:
+                cache.put(key, compiled)
+            except CacheError as exc:  # the cache only saves time: warn and go on
+                warnings.warn(f"tilec: {exc}", RuntimeWarning, stacklevel=2)
     if cfg.dump_dir is not None:
         dump(compiled, key, cfg.dump_dir)
     return compiled
