@@ -1,5 +1,6 @@
 """Arrays for the conformance tests: fresh random inputs, NaN-poisoned outputs, and outputs
-embedded in a poisoned guard region so that a write outside a kernel's mask is caught."""
+embedded in a guard region of a sentinel value so that any write outside a kernel's mask (even
+of NaN, which masked-off lanes may hold) is caught."""
 
 from __future__ import annotations
 
@@ -23,18 +24,30 @@ def poisoned(shape, dtype) -> np.ndarray:
     return np.full(shape, np.iinfo(dtype).max // 3 + 7, dtype)
 
 
+GUARD = -7777.0  # exact in every float type used here; no kernel result equals it
+
+
 def guarded(shape, dtype, pad: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """(view, whole): a poisoned ``view`` of ``shape`` inside ``whole``, which has ``pad`` extra
-    poisoned elements after every row (and after the last one), so rows are strided."""
+    GUARD elements after every row and a GUARD row after the last one, so rows are strided."""
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
-    whole = poisoned((rows + 1, cols + pad), dtype)
+    whole = np.full((rows + 1, cols + pad), GUARD, dtype)
     view = whole[:rows, :cols]
+    view[...] = poisoned(view.shape, dtype)
     return (view[0] if len(shape) == 1 else view), whole
 
 
 def assert_guard_untouched(view: np.ndarray, whole: np.ndarray) -> None:
-    """Every element of ``whole`` outside ``view`` is still poison."""
+    """Every element of ``whole`` outside ``view`` still holds GUARD."""
     outside = np.ones(whole.shape, bool)
     outside[: view.shape[0] if view.ndim == 2 else 1, : view.shape[-1]] = False
-    assert np.isnan(whole[outside]).all(), "the kernel wrote outside its mask"
+    assert (whole[outside] == GUARD).all(), "the kernel wrote outside its mask"
+
+
+def padded_input(a: np.ndarray, pad: int = 3) -> np.ndarray:
+    """``a`` copied into strided rows followed by NaN, so that an unmasked read shows up."""
+    view, whole = guarded(a.shape, a.dtype, pad=pad)
+    whole[...] = np.nan
+    view[...] = a
+    return view

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from . import kernels
-from .buffers import assert_guard_untouched, guarded, uniform
+from .buffers import assert_guard_untouched, guarded, padded_input, uniform
 
 
 def reference(x: np.ndarray) -> np.ndarray:
@@ -21,8 +21,7 @@ def reference(x: np.ndarray) -> np.ndarray:
     [(1, 1, 4), (37, 100, 4), (9, 128, 3), (64, 33, 64), (5, 300, 2)],
 )
 def test_softmax_rows(n_rows, n_cols, programs):
-    x, _ = guarded((n_rows, n_cols), np.float32, pad=3)
-    x[...] = uniform((n_rows, n_cols), np.float32, -5, 5)
+    x = padded_input(uniform((n_rows, n_cols), np.float32, -5, 5))
     out, whole = guarded((n_rows, n_cols), np.float32, pad=7)
     kernels.softmax(x, out, num_programs=programs)
     np.testing.assert_allclose(out, reference(x), rtol=2e-6, atol=1e-7)

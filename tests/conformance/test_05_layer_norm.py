@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from . import kernels
-from .buffers import assert_guard_untouched, guarded, poisoned, uniform
+from .buffers import assert_guard_untouched, guarded, padded_input, poisoned, uniform
 
 EPS = 1e-5
 PAD = 3  # X, Y, dY and dX share one row stride, n + PAD
@@ -31,16 +31,9 @@ def backward_reference(dy, x, w, b):
     return dx, (dy * xhat).sum(axis=0), dy.astype(np.float64).sum(axis=0)
 
 
-def padded(a: np.ndarray) -> np.ndarray:
-    """``a`` copied into rows with NaN padding after them: the row stride the kernels share."""
-    view, _ = guarded(a.shape, a.dtype, pad=PAD)
-    view[...] = a
-    return view
-
-
 def run_forward(x, w, b, block_size):
     m, n = x.shape
-    x = padded(x)
+    x = padded_input(x, PAD)
     y, whole = guarded((m, n), x.dtype, pad=PAD)
     mean, rstd = poisoned(m, np.float32), poisoned(m, np.float32)
     kernels.layer_norm_forward(x, w, b, y, mean, rstd, EPS, block_size=block_size)
@@ -80,7 +73,16 @@ def test_backward(m, n, group_size_m):
     locks = np.zeros(2 * group_size_m, np.int32)
     partial = (np.zeros((group_size_m, n), np.float32), np.zeros((group_size_m, n), np.float32))
     kernels.layer_norm_backward(
-        padded(dy), padded(x), w, mean, rstd, dx, dw, db, (locks, *partial), group_size_m
+        padded_input(dy, PAD),
+        padded_input(x, PAD),
+        w,
+        mean,
+        rstd,
+        dx,
+        dw,
+        db,
+        (locks, *partial),
+        group_size_m,
     )
     ref_dx, ref_dw, ref_db = backward_reference(dy, x, w, b)
     np.testing.assert_allclose(dx, ref_dx, rtol=1e-4, atol=1e-4)
