@@ -131,3 +131,11 @@ def test_triton_style_names_resolve_in_a_fresh_process():
     env = {"PYTHONPATH": str(src), "TILEC_BACKEND": "cpu", "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_cpu_driver_benchmark_cache_helpers():
+    cpu = driver.CpuDriver()
+    cache = cpu.get_empty_cache_for_benchmark()
+    cache[:8] = 7
+    cpu.clear_cache(cache)
+    assert cache.nbytes >= 32 << 20 and not cache[:8].any()

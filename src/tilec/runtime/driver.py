@@ -39,6 +39,9 @@ def _registry_driver(kind: str) -> Any:
     return registry.get(kind).driver
 
 
+_CPU_FLUSH_BYTES = 64 << 20
+
+
 class CpuUtils:
     def get_device_properties(self, device: int = 0) -> dict[str, Any]:
         return {
@@ -78,6 +81,15 @@ class CpuDriver:
 
     def get_device_interface(self) -> Any:
         return _torch("get_device_interface").cpu
+
+    def get_empty_cache_for_benchmark(self) -> Any:
+        """A buffer larger than the last-level cache; ``clear_cache`` writes it to evict."""
+        import numpy as np
+
+        return np.empty(_CPU_FLUSH_BYTES, np.uint8)
+
+    def clear_cache(self, cache: Any) -> None:
+        cache.fill(0)
 
 
 _ATTRIBUTES = {
@@ -138,6 +150,14 @@ class CudaDriver:
 
     def get_device_interface(self) -> Any:
         return _torch("get_device_interface").cuda
+
+    def get_empty_cache_for_benchmark(self) -> Any:
+        """256 MiB on the GPU (torch), larger than any L2; ``clear_cache`` zeroes it."""
+        torch = _torch("get_empty_cache_for_benchmark")
+        return torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+
+    def clear_cache(self, cache: Any) -> None:
+        cache.zero_()
 
 
 Driver = CpuDriver | CudaDriver
