@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,11 +56,13 @@ def _parse_cached(fn: Any) -> ParsedFunction:
             f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: kernels must be "
             f"defined in a file ({e})"
         ) from None
-    raw = "".join(lines)
-    dedented = textwrap.dedent(raw)
-    first_raw, first_ded = lines[0], dedented.splitlines(keepends=True)[0]
-    indent = len(first_raw) - len(first_ded)
-    tree = ast.parse(dedented)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    # strip the def line's indentation; lines indented less can only be inside strings
+    body = "".join(line[indent:] if not line[:indent].strip() else line for line in lines)
+    try:
+        tree = ast.parse(body)
+    except SyntaxError as e:
+        raise UnsupportedFeature(f"cannot parse the source of {fn.__qualname__}: {e}") from None
     node = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     text_lines = tuple(line.rstrip("\n") for line in lines)
     return ParsedFunction(fn, node, file, start - 1, indent, text_lines)  # type: ignore[arg-type]
