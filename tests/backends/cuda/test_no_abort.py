@@ -1,0 +1,103 @@
+"""No elementwise op, math function or cast on any float dtype makes LLVM abort for sm_80 (the
+oldest target, where the fewest NVPTX instructions exist). Compiles run in forked children so an
+abort fails the test instead of killing pytest."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+import pytest
+from cuda_ir_dsl import KernelBuilder
+
+from tilec.backends.cuda.compiler import CudaCompiler
+from tilec.backends.target import CompileOptions, Target
+from tilec.errors import TilecError
+from tilec.ir import ops as O
+from tilec.ir import types as T
+from tilec.ir.argspec import pointer_arg
+from tilec.ir.ops import ModuleOp
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+
+
+def _kernel(dtype: T.ScalarType, build_op) -> ModuleOp:  # type: ignore[no-untyped-def]
+    k = KernelBuilder(
+        "probe", [pointer_arg("x", dtype), pointer_arg("y", dtype), pointer_arg("o", dtype)]
+    )
+    offs = k.arange(128)
+    x, y = k.load(k.add(k.arg["x"], offs)), k.load(k.add(k.arg["y"], offs))
+    r = build_op(k, x, y)
+    if r.type != x.type:
+        r = k.cast(r, dtype)
+    k.store(k.add(k.arg["o"], offs), r)
+    return k.finish()
+
+
+# math functions lowered to NVPTX instructions or LLVM intrinsics (the rest call libdevice,
+# which cannot fail instruction selection)
+NATIVE_MATH = (
+    "neg", "abs", "fma", "floor", "ceil", "trunc", "rint", "nearbyint", "round", "sqrt", "sqrt_rn",
+    "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tanh", "fmin", "fmax", "copysign",
+    "fdiv_ieee", "isnan", "isinf", "isfinite", "signbit",
+)  # fmt: skip
+
+
+def _ops(dtype: T.ScalarType) -> dict[str, object]:
+    ops: dict[str, object] = {}
+    for kind in ("add", "sub", "mul", "div", "rem", "min", "max"):
+        ops[f"binary.{kind}"] = lambda k, x, y, kind=kind: k.b.binary(O.BinaryKind(kind), x, y)
+        if kind in ("min", "max"):
+            ops[f"binary.{kind}.nan"] = lambda k, x, y, kind=kind: k.b.binary(
+                O.BinaryKind(kind), x, y, propagate_nan=True
+            )
+    for kind in ("lt", "ne"):
+        ops[f"compare.{kind}"] = lambda k, x, y, kind=kind: k.b.compare(O.CompareKind(kind), x, y)
+    for name in NATIVE_MATH:
+        spec = O.MATH_FUNCTIONS[name]
+
+        def math(k, x, y, name=name, spec=spec, fast=False):  # type: ignore[no-untyped-def]
+            return k.b.math(name, *[x, y, x][: spec.arity], fast=fast)
+
+        ops[f"math.{name}"] = math
+        ops[f"math.{name}.fast"] = lambda k, x, y, math=math: math(k, x, y, fast=True)
+    for other in ("fp16", "bf16", "fp32", "fp64", "i8", "i32", "i64", "u32", "i1"):
+        ops[f"cast.{other}"] = lambda k, x, y, other=other: k.cast(x, T.BY_NAME[other])
+    return ops
+
+
+def _compile_all_in_child(dtype: T.ScalarType, names: list[str]) -> tuple[int, str]:
+    """Compile each op in a forked child; returns (wait status, name being compiled at exit)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: report each name before compiling it, so a crash names its op
+        os.close(read)
+        ops = _ops(dtype)
+        compiler = CudaCompiler(assembler="none")
+        for name in names:
+            os.write(write, (name + "\n").encode())
+            with contextlib.suppress(TilecError):  # a clear error is fine; an abort is not
+                compiler.compile(
+                    _kernel(dtype, ops[name]), Target("cuda", "sm_80"), CompileOptions()
+                )
+        os.write(write, b"DONE\n")
+        os._exit(0)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 65536):
+        chunks.append(chunk)
+    os.close(read)
+    _, status = os.waitpid(pid, 0)
+    lines = b"".join(chunks).decode().split()
+    return status, lines[-1] if lines else ""
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16", "fp32", "fp64"])
+def test_every_float_op_compiles_or_raises(dtype: str) -> None:
+    t = T.BY_NAME[dtype]
+    sys.stdout.flush()
+    status, last = _compile_all_in_child(t, sorted(_ops(t)))
+    assert status == 0 and last == "DONE", (
+        f"LLVM died compiling {last} on {dtype} (wait status {status})"
+    )
