@@ -715,6 +715,7 @@ def all_cases() -> list[Case]:
         masked_other(T.float16),
         masked_other(T.int64),
         atomic_minmax(),
+        atomic_add_fp16(),
         scan_2d(1),
         scan_2d(0),
         scan_2d(1, reverse=True),
@@ -735,3 +736,31 @@ def all_cases() -> list[Case]:
         cast(T.float16, T.float64),
         atomics(),
     ]
+
+
+def atomic_add_fp16(n: int = 1024, slots: int = 4) -> Case:
+    """Tile atomic adds of fp16 values (small integers, so every order sums exactly)."""
+
+    def build() -> ModuleOp:
+        from tilec.ir.ops import AtomicKind
+
+        k = KernelBuilder(
+            "atomic_add_fp16", [pointer_arg("x", T.float16), pointer_arg("acc", T.float16)]
+        )
+        offs = k.add(k.mul(k.pid(), k.c(256)), k.arange(256))
+        x = k.load(k.add(k.arg["x"], offs))
+        k.b.atomic_rmw(AtomicKind.ADD, k.add(k.arg["acc"], k.bin(K.AND, offs, k.c(slots - 1))), x)
+        return k.finish()
+
+    return Case(
+        "atomic_add_fp16",
+        build,
+        lambda r: {"x": r.integers(-3, 4, n).astype(np.float16)},
+        lambda i: {"acc": np.zeros(slots, np.float16)},
+        lambda i: ["x", "acc"],
+        lambda i: (n // 256,),
+        lambda i: {"acc": i["x"].astype(np.float64).reshape(-1, slots).sum(0)},
+        rtol=0,
+        atol=0,
+        tags=("zero_outputs",),
+    )

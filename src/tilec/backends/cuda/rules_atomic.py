@@ -62,6 +62,8 @@ def atom(
 ) -> ir.Value:
     if elem.is_floating() and kind in (O.AtomicKind.MAX, O.AtomicKind.MIN):
         return _float_minmax(L, kind, ptr, val, pred, elem, sem, scope)
+    if elem.is_floating() and elem.bits == 16 and kind is O.AtomicKind.ADD:
+        return _half_add(L, ptr, val, pred, elem, sem, scope)
     op, suffix = _ptx_op(kind, elem)
     con = _constraint(elem.bits, elem.is_floating() and kind is O.AtomicKind.ADD)
     if con in "fd" and kind is not O.AtomicKind.ADD:
@@ -72,6 +74,27 @@ def atom(
         old = intr.asm(L.b, ival.type, text, f"={con},l,b,{con}", [ptr, pred, ival])
         return L.b.bitcast(old, val.type)
     return intr.asm(L.b, val.type, text, f"={con},l,b,{con}", [ptr, pred, val])
+
+
+def _half_add(
+    L: Lowering,
+    ptr: ir.Value,
+    val: ir.Value,
+    pred: ir.Value,
+    elem: ScalarType,
+    sem: str,
+    scope: str,
+) -> ir.Value:
+    """``atom.add.noftz`` on f16 (sm_70+) or bf16 (sm_90+)."""
+    kind = "bf16" if elem.is_bf16() else "f16"
+    if kind == "bf16" and L.arch < 90:
+        raise UnsupportedFeature("atomic add on bf16 needs sm_90 or newer")
+    text = (
+        f"mov.b16 $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.add.noftz.{kind} $0, [$1], $3;"
+    )
+    bits = L.b.bitcast(val, ir.IntType(16))
+    old = intr.asm(L.b, ir.IntType(16), text, "=h,l,b,h", [ptr, pred, bits])
+    return L.b.bitcast(old, val.type)
 
 
 def _float_minmax(
