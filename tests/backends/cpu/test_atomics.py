@@ -70,10 +70,12 @@ CASES = [
 @pytest.mark.parametrize(("kind", "t"), CASES, ids=lambda c: str(getattr(c, "value", c)))
 @pytest.mark.parametrize("masked", [False, True])
 def test_rmw_under_contention(kind: O.AtomicKind, t: T.ScalarType, masked: bool) -> None:
-    programs = 200
+    programs = 100 if t is T.float16 else 200
     dtype = NP[t]
     rng = np.random.default_rng()
-    if np.issubdtype(dtype, np.floating):
+    if t is T.float16:  # sums of 0/1 stay exact below 2048 in any order
+        x = rng.integers(0, 2, programs * BLOCK).astype(dtype)
+    elif np.issubdtype(dtype, np.floating):
         x = (rng.integers(-8, 8, programs * BLOCK) / 4).astype(dtype)  # exact sums in any order
     else:
         x = rng.integers(0, 1 << 20, programs * BLOCK).astype(dtype)
@@ -97,7 +99,7 @@ def test_rmw_under_contention(kind: O.AtomicKind, t: T.ScalarType, masked: bool)
         vals = lanes[:, s::4].ravel()
         want = ufunc.reduce(np.concatenate([np.array([start], dtype=dtype), vals]))
         if np.issubdtype(dtype, np.floating):
-            np.testing.assert_allclose(counter[s], want, rtol=1e-3 if dtype == np.float16 else 1e-9)
+            np.testing.assert_allclose(counter[s], want, rtol=1e-9)
         else:
             assert counter[s] == want
     if kind is O.AtomicKind.ADD and not np.issubdtype(dtype, np.floating):

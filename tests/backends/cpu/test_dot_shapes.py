@@ -12,8 +12,14 @@ from tilec.ir.argspec import pointer_arg
 
 from .support import Kernel, kernel
 
-NP = {T.float32: np.float32, T.float16: np.float16, T.int8: np.int8, T.float64: np.float64,
-      T.int32: np.int32, T.bfloat16: np.uint16}
+NP = {
+    T.float32: np.float32,
+    T.float16: np.float16,
+    T.int8: np.int8,
+    T.float64: np.float64,
+    T.int32: np.int32,
+    T.bfloat16: np.uint16,
+}
 
 
 def _offsets(b, shape):
@@ -54,8 +60,10 @@ def _from_bf16(x: np.ndarray) -> np.ndarray:
     return (x.astype(np.uint32) << 16).view(np.float32)
 
 
-@pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 32), (8, 16, 8), (2, 32, 4), (16, 8, 16),
-                                           (4, 2, 8), (1, 16, 16), (32, 4, 4)])
+@pytest.mark.parametrize(
+    ("m", "n", "k"),
+    [(64, 64, 32), (8, 16, 8), (2, 32, 4), (16, 8, 16), (4, 2, 8), (1, 16, 16), (32, 4, 4)],
+)
 def test_fp32_blocking(m: int, n: int, k: int) -> None:
     rng = np.random.default_rng()
     a = rng.standard_normal((m, k)).astype(np.float32)
@@ -66,9 +74,16 @@ def test_fp32_blocking(m: int, n: int, k: int) -> None:
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize(("t_in", "t_acc"), [(T.float16, T.float32), (T.bfloat16, T.float32),
-                                             (T.int8, T.int32), (T.float64, T.float64),
-                                             (T.float16, T.float16)])
+@pytest.mark.parametrize(
+    ("t_in", "t_acc"),
+    [
+        (T.float16, T.float32),
+        (T.bfloat16, T.float32),
+        (T.int8, T.int32),
+        (T.float64, T.float64),
+        (T.float16, T.float16),
+    ],
+)
 def test_input_types(t_in, t_acc) -> None:
     m, n, k = 16, 32, 64
     rng = np.random.default_rng()

@@ -8,8 +8,23 @@ may run again after its own stores.
 
 from __future__ import annotations
 
+from ...ir import ops as O
 from ...ir.core import Block, Op, Value
 from ...ir.ops import ForOp, WhileOp
+
+# ops whose tile result element i depends only on element i of their operands: a value used
+# only through them is evaluated in the same loop body as its consumers
+_SAME_INDEX = (
+    O.BinaryOp,
+    O.CompareOp,
+    O.SelectOp,
+    O.CastOp,
+    O.BitcastOp,
+    O.MathOp,
+    O.AddPtrOp,
+    O.HintOp,
+    O.LoadOp,
+)
 
 
 class Liveness:
@@ -18,6 +33,7 @@ class Liveness:
         self.end: dict[Op, int] = {}
         self.last_use: dict[Value, int] = {}
         self.users: dict[Value, set[Op]] = {}
+        self._roots: dict[Value, set[Op]] = {}
         self._number(root)
         for op in self.order:
             for v in op.operands:
@@ -66,6 +82,33 @@ class Liveness:
                 pos = max(pos, self.end[ancestor])
             ancestor = _parent_op(ancestor)
         return pos
+
+    def fusion_roots(self, v: Value) -> set[Op]:
+        """The ops where ``v``'s elements are finally consumed, following same-index ops."""
+        memo = self._roots
+        if v in memo:
+            return memo[v]
+        memo[v] = set()  # cycles cannot occur in SSA; this guards re-entry only
+        roots: set[Op] = set()
+        for u in self.users.get(v, ()):
+            if (
+                isinstance(u, _SAME_INDEX)
+                and len(u.results) == 1
+                and _parent_op(u) is self._scope(v)
+            ):
+                roots |= self.fusion_roots(u.results[0])
+            else:
+                roots.add(u)
+        memo[v] = roots
+        return roots
+
+    def _scope(self, v: Value) -> Op | None:
+        owner = v.owner
+        if isinstance(owner, Op):
+            return _parent_op(owner)
+        if isinstance(owner, Block) and owner.parent is not None:
+            return owner.parent.parent
+        return None
 
     def n_users(self, v: Value) -> int:
         return len(self.users.get(v, ()))

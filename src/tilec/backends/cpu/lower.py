@@ -82,7 +82,7 @@ class Lowering:
 
     def define(self, v: Value, x: Lowered) -> None:
         if isinstance(x, Tile) and not isinstance(x, BufferTile):
-            if self.live.n_users(v) >= 2 and x.cost() >= RECOMPUTE_LIMIT:
+            if x.cost() >= RECOMPUTE_LIMIT and len(self.live.fusion_roots(v)) >= 2:
                 x = self.materialize(x)
         self.env[v] = x
 
