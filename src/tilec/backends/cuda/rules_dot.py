@@ -8,6 +8,8 @@ widened to the accumulator type; integers multiply-add in the accumulator's widt
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llvmlite import ir
 
 from ...ir import ops as O
@@ -35,32 +37,30 @@ def _dot(L: Lowering, op: Op) -> None:
         coord = L.coord(layout, acc.shape, key)
         rows.setdefault(key[:-1], L.linear([*coord[:-1], zero], a.shape))
         cols.setdefault(key[:-2] + key[-1:], L.linear([*coord[:-2], zero, coord[-1]], b.shape))
-    regs = _k_loop(
-        L,
-        acc,
-        rows,
-        cols,
-        (a_base, b_base),
-        a.shape[-1],
-        b.shape[-1],
-        in_elem,
-        out_elem,
-        next(iter(a.regs.values())).type,
-    )
+    elem_ty = next(iter(a.regs.values())).type
+    operands = _Operands(a_base, b_base, elem_ty, in_elem, out_elem, b.shape[-1])
+    regs = _k_loop(L, acc, rows, cols, operands, a.shape[-1])
     L.set(op.result, Tile(layout, acc.shape, regs))
 
 
+@dataclass(frozen=True)
+class _Operands:
+    """The staged operands: shared-memory bases, element types and the B row length."""
+
+    a_base: ir.Value
+    b_base: ir.Value
+    elem_ty: ir.Type
+    in_elem: ScalarType
+    out_elem: ScalarType
+    n_dim: int
+
+    def fetch(self, b: ir.IRBuilder, base: ir.Value, idx: ir.Value) -> ir.Value:
+        x = b.load(b.gep(base, [idx], source_etype=self.elem_ty), typ=self.elem_ty)
+        return scalar_ops.cast(b, x, self.in_elem, self.out_elem)
+
+
 def _k_loop(
-    L: Lowering,
-    acc: Tile,
-    rows: dict,
-    cols: dict,
-    bases: tuple[ir.Value, ir.Value],
-    k_dim: int,
-    n_dim: int,
-    in_elem: ScalarType,
-    out_elem: ScalarType,
-    elem_ty: ir.Type,
+    L: Lowering, acc: Tile, rows: dict, cols: dict, ops: _Operands, k_dim: int
 ) -> dict[tuple[int, ...], ir.Value]:
     """One LLVM loop over K: per step, load this thread's A column and B row entries from shared
     memory and update every accumulator register (registers stay at acc + rows + columns)."""
@@ -75,19 +75,13 @@ def _k_loop(
     phis = {key: b.phi(v.type) for key, v in acc.regs.items()}
     for key, v in acc.regs.items():
         phis[key].add_incoming(v, entry)
-    a_base, b_base = bases
-    kn = b.mul(k, ir.Constant(I32, n_dim))
-
-    def fetch(base: ir.Value, idx: ir.Value) -> ir.Value:
-        x = b.load(b.gep(base, [idx], source_etype=elem_ty), typ=elem_ty)
-        return scalar_ops.cast(b, x, in_elem, out_elem)
-
-    a_vals = {rk: fetch(a_base, b.add(idx, k)) for rk, idx in rows.items()}
-    b_vals = {ck: fetch(b_base, b.add(idx, kn)) for ck, idx in cols.items()}
+    kn = b.mul(k, ir.Constant(I32, ops.n_dim))
+    a_vals = {rk: ops.fetch(b, ops.a_base, b.add(idx, k)) for rk, idx in rows.items()}
+    b_vals = {ck: ops.fetch(b, ops.b_base, b.add(idx, kn)) for ck, idx in cols.items()}
     new = {}
     for key, s in phis.items():
         x, y = a_vals[key[:-1]], b_vals[key[:-2] + key[-1:]]
-        if out_elem.is_floating():
+        if ops.out_elem.is_floating():
             new[key] = intr.llvm_intrinsic(b, "fma", [x, y, s])
         else:
             new[key] = b.add(b.mul(x, y), s)

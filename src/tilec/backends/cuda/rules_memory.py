@@ -267,17 +267,7 @@ def _store(L: Lowering, op: Op) -> None:
     mem_ty = _mem_type(elem)
     modifier = _CACHE.get(op.cache, "")
     if not isinstance(op.value.type, TileType):
-        pred = L.first_thread()
-        if op.mask is not None:
-            pred = L.b.and_(pred, L.scalar(op.mask))
-        masked_store(
-            L.b,
-            L.scalar(op.ptr),
-            pred,
-            [_to_memory(L.b, L.scalar(op.value), elem)],
-            mem_ty,
-            modifier,
-        )
+        _store_scalar(L, op, elem, mem_ty, modifier)
         return
     layout = L.tile(op.ptr).layout
     shape = op.value.type.shape
@@ -291,17 +281,21 @@ def _store(L: Lowering, op: Op) -> None:
         pred = _reg(mask, group[0])
         if owner is not None:
             pred = owner if pred is None else L.b.and_(pred, owner)
+        ptr = ptrs.regs[group[0]]
         if pred is None and not modifier:
-            _plain_store(L.b, ptrs.regs[group[0]], items, mem_ty)
+            _plain_store(L.b, ptr, items, mem_ty)
         else:
-            masked_store(
-                L.b,
-                ptrs.regs[group[0]],
-                pred if pred is not None else ir.Constant(I1, 1),
-                items,
-                mem_ty,
-                modifier,
-            )
+            always = ir.Constant(I1, 1)
+            masked_store(L.b, ptr, pred if pred is not None else always, items, mem_ty, modifier)
+
+
+def _store_scalar(L: Lowering, op: O.StoreOp, elem: object, mem_ty: ir.Type, modifier: str) -> None:
+    """A scalar store happens once, from thread 0."""
+    pred = L.first_thread()
+    if op.mask is not None:
+        pred = L.b.and_(pred, L.scalar(op.mask))
+    value = _to_memory(L.b, L.scalar(op.value), elem)
+    masked_store(L.b, L.scalar(op.ptr), pred, [value], mem_ty, modifier)
 
 
 def _plain_store(b: ir.IRBuilder, ptr: ir.Value, items: list[ir.Value], mem_ty: ir.Type) -> None:

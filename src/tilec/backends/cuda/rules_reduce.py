@@ -8,6 +8,8 @@ and moves back: simple and exact for any combine function, if not the fastest.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llvmlite import ir
 
 from ...ir import ops as O
@@ -68,6 +70,28 @@ def _within_thread(
     return acc
 
 
+@dataclass(frozen=True)
+class _Partials:
+    """Where each operand's per-warp partial results live in shared memory."""
+
+    base: ir.Value
+    types: tuple[ir.Type, ...]  # storage types (i1 kept as i8)
+    offsets: tuple[int, ...]  # byte offset of each operand's [warps][elements] array
+
+    def slot(self, b: ir.IRBuilder, operand: int, index: ir.Value) -> ir.Value:
+        region = b.gep(self.base, [ir.Constant(I32, self.offsets[operand])], source_etype=I8)
+        return b.gep(region, [index], source_etype=self.types[operand])
+
+
+def _partials(L: Lowering, sample: list[ir.Value], warps: int, numel: int) -> _Partials:
+    types = tuple(I8 if v.type == ir.IntType(1) else v.type for v in sample)
+    offsets, total = [], 0
+    for t in types:
+        offsets.append(total)
+        total += (_bytes(t) * warps * numel + 15) // 16 * 16
+    return _Partials(L.smem(total), types, tuple(offsets))
+
+
 def _across_warps(
     L: Lowering,
     op: O.ReduceOp,
@@ -77,32 +101,23 @@ def _across_warps(
     out_layout: Layout,
     out_shape: tuple[int, ...],
 ) -> dict[Key, list[ir.Value]]:
+    """Each warp writes its lane-reduced partials to shared memory; every thread then combines
+    the partials of all warps along the reduced dimension, in warp order."""
     b = L.b
     nw = dm.distinct_warps(n)
     numel = 1
     for d in out_shape:
         numel *= d
-    sample = next(iter(acc.values()))
-    types = [I8 if v.type == ir.IntType(1) else v.type for v in sample]
-    sizes = [_bytes(t) for t in types]
-    offsets, total = [], 0
-    for s in sizes:
-        offsets.append(total)
-        total += (s * nw * numel + 15) // 16 * 16
-    base = L.smem(total)
+    mem = _partials(L, next(iter(acc.values())), nw, numel)
     warp_d = b.and_(b.udiv(L.warp, ir.Constant(I32, dm.warp_stride)), ir.Constant(I32, nw - 1))
     L.barrier()
     index: dict[Key, ir.Value] = {}
     for key, vals in acc.items():
-        index[key] = (
-            L.linear(L.coord(out_layout, out_shape, key), out_shape)
-            if out_shape
-            else ir.Constant(I32, 0)
-        )
+        coord = L.coord(out_layout, out_shape, key)
+        index[key] = L.linear(coord, out_shape) if out_shape else ir.Constant(I32, 0)
         slot = b.add(b.mul(warp_d, ir.Constant(I32, numel)), index[key])
-        for v, t, off in zip(vals, types, offsets):
-            region = b.gep(base, [ir.Constant(I32, off)], source_etype=I8)
-            b.store(b.zext(v, I8) if t is not v.type else v, b.gep(region, [slot], source_etype=t))
+        for i, v in enumerate(vals):
+            b.store(b.zext(v, I8) if mem.types[i] is not v.type else v, mem.slot(b, i, slot))
     L.barrier()
     out: dict[Key, list[ir.Value]] = {}
     for key, vals in acc.items():
@@ -110,10 +125,9 @@ def _across_warps(
         for w in range(nw):
             slot = b.add(ir.Constant(I32, w * numel), index[key])
             got = []
-            for v, t, off in zip(vals, types, offsets):
-                region = b.gep(base, [ir.Constant(I32, off)], source_etype=I8)
-                x = b.load(b.gep(region, [slot], source_etype=t), typ=t)
-                got.append(b.trunc(x, v.type) if t is not v.type else x)
+            for i, v in enumerate(vals):
+                x = b.load(mem.slot(b, i, slot), typ=mem.types[i])
+                got.append(b.trunc(x, v.type) if mem.types[i] is not v.type else x)
             parts = got if parts is None else combine(L, op.combine, parts, got)
         assert parts is not None
         out[key] = parts
