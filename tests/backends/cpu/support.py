@@ -7,6 +7,7 @@ kernel ABI and the program range is run on the calling thread through ctypes.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import struct
 import threading
 from collections.abc import Callable, Sequence
@@ -88,7 +89,7 @@ class Kernel:
                 target=self.fn,
                 args=(packed.ctypes.data, g[0], g[1], g[2], lo, hi, status.ctypes.data),
             )
-            for lo, hi in zip(bounds, bounds[1:])
+            for lo, hi in itertools.pairwise(bounds)
         ]
         for w in workers:
             w.start()

@@ -46,7 +46,7 @@ def backwards(x, out, BLOCK: tl.constexpr, STEPS: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     ptrs = x + (STEPS - 1) * BLOCK + offs
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    for i in range(STEPS - 1, -1, -1):
+    for _i in range(STEPS - 1, -1, -1):
         acc = acc * 2.0 + tl.load(ptrs)
         ptrs -= BLOCK
     tl.store(out + offs, acc)

@@ -23,7 +23,7 @@ from .liveness import Liveness
 from .nest import emit_nest
 from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
 
-Lowered = Union[ir.Value, Tile]
+Lowered = Union[ir.Value, Tile]  # noqa: UP007 (a runtime alias; | needs Python 3.10 types)
 Rule = Callable[["Lowering", Op], None]
 
 # a lazy value used by several consumers is recomputed in each unless it costs at least this
@@ -81,9 +81,9 @@ class Lowering:
         return SplatTile(shape_of(t), element_of(t), x)
 
     def define(self, v: Value, x: Lowered) -> None:
-        if isinstance(x, Tile) and not isinstance(x, BufferTile):
-            if x.cost() >= RECOMPUTE_LIMIT and len(self.live.fusion_roots(v)) >= 2:
-                x = self.materialize(x)
+        lazy = isinstance(x, Tile) and not isinstance(x, BufferTile)
+        if lazy and x.cost() >= RECOMPUTE_LIMIT and len(self.live.fusion_roots(v)) >= 2:  # type: ignore[union-attr]
+            x = self.materialize(x)  # type: ignore[arg-type]
         self.env[v] = x
 
     # -- buffers ----------------------------------------------------------------------------
@@ -124,9 +124,9 @@ class Lowering:
     def flush_loads(self, pos: int, only: Callable[[Value], bool] | None = None) -> None:
         """Materialize pending lazy loads that are live across position ``pos``."""
         for v, x in list(self.env.items()):
-            if isinstance(x, Tile) and not isinstance(x, BufferTile) and x.has_load:
-                if self.live.live_across(v, pos) and (only is None or only(v)):
-                    self.env[v] = self.materialize(x)
+            pending = isinstance(x, Tile) and not isinstance(x, BufferTile) and x.has_load
+            if pending and self.live.live_across(v, pos) and (only is None or only(v)):
+                self.env[v] = self.materialize(x)  # type: ignore[arg-type]
 
     def enter_region_op(self, op: Op) -> None:
         """Before a region op: values it uses from outside are computed once, here."""

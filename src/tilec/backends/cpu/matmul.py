@@ -44,9 +44,9 @@ def _as_work(lw: Lowering, buf: BufferTile, work: BufferTile) -> BufferTile:
 
 def matmul(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
     a, bm = _as_work(lw, a, c), _as_work(lw, bm, c)
-    m, n = c.shape[-2], c.shape[-1]
+    _m, n = c.shape[-2], c.shape[-1]
     vl = min(lw.vector_width, n)
-    if c.elem.name == "fp32" and len(c.shape) == 2 and vl >= 4 and n % vl == 0:
+    if str(c.elem) == "fp32" and len(c.shape) == 2 and vl >= 4 and n % vl == 0:
         _micro_kernel(lw, a, bm, c, vl)
     else:
         _simple(lw, a, bm, c)
@@ -97,19 +97,21 @@ def _simple(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
     m, n = c.shape[-2], c.shape[-1]
     k_dim = a.shape[-1]
     zero = ir.Constant(T.i64, 0)
-    with counted_loop(b, zero, ir.Constant(T.i64, batch), "mb") as bi:
-        with counted_loop(b, zero, ir.Constant(T.i64, m), "mi") as i:
-            with counted_loop(b, zero, ir.Constant(T.i64, k_dim), "mk") as k:
-                s = Scope(b)
-                pre = (bi,) if len(c.shape) == 3 else ()
-                av = s.get(a, (*pre, i, k))
-                with counted_loop(b, zero, ir.Constant(T.i64, n), "mj") as j:
-                    s2 = Scope(b, parent=s)
-                    bv = s2.get(bm, (*pre, k, j))
-                    cp = c.element_ptr(s2, (*pre, i, j))
-                    cv = b.load(cp, typ=T.storage_type(c.elem))
-                    if c.elem.is_floating():  # type: ignore[union-attr]
-                        r = call_same(b, "fmuladd", av, bv, cv)
-                    else:
-                        r = b.add(cv, b.mul(av, bv))
-                    b.store(r, cp)
+    with (
+        counted_loop(b, zero, ir.Constant(T.i64, batch), "mb") as bi,
+        counted_loop(b, zero, ir.Constant(T.i64, m), "mi") as i,
+        counted_loop(b, zero, ir.Constant(T.i64, k_dim), "mk") as k,
+    ):
+        s = Scope(b)
+        pre = (bi,) if len(c.shape) == 3 else ()
+        av = s.get(a, (*pre, i, k))
+        with counted_loop(b, zero, ir.Constant(T.i64, n), "mj") as j:
+            s2 = Scope(b, parent=s)
+            bv = s2.get(bm, (*pre, k, j))
+            cp = c.element_ptr(s2, (*pre, i, j))
+            cv = b.load(cp, typ=T.storage_type(c.elem))
+            if c.elem.is_floating():  # type: ignore[union-attr]
+                r = call_same(b, "fmuladd", av, bv, cv)
+            else:
+                r = b.add(cv, b.mul(av, bv))
+            b.store(r, cp)

@@ -23,7 +23,7 @@ class BFloatType(ir.types._BaseFloatType):  # type: ignore[misc, name-defined]
         return "bfloat"
 
     def format_constant(self, value: float) -> str:
-        return "0xR%04X" % f32_to_bf16_bits(float(value))
+        return f"0xR{f32_to_bf16_bits(float(value)):04X}"
 
 
 BFloatType._create_instance()

@@ -13,7 +13,7 @@ from llvmlite import ir
 
 from ....errors import LoweringError
 from ....ir import ops as O
-from ....ir.core import Block, Value
+from ....ir.core import Block, Op, Value
 from ....ir.types import Kind, PointerType, ScalarType, TileType, Type, shape_of
 from ...llvm import types as T
 from ..lower import Lowered, Lowering
@@ -265,7 +265,7 @@ def _return(lw: Lowering, op: O.ReturnOp) -> None:
     lw.b.ret_void()
 
 
-def _terminator_outside_region(lw: Lowering, op: O.Op) -> None:
+def _terminator_outside_region(lw: Lowering, op: Op) -> None:
     raise LoweringError(f"'{op.name}' outside the region it terminates", op.loc)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from llvmlite import ir
 
 from ....ir import ops as O
+from ....ir.core import Op
 from ....ir.types import ScalarType, TileType, element_of, shape_of
 from ..lower import Lowering, map_tile, result_shape
 from ..mathops import emit_math, weight
@@ -22,7 +23,7 @@ Fn = Callable[[ir.IRBuilder, list[ir.Value]], ir.Value]
 
 def elementwise(
     lw: Lowering,
-    op: O.Op,
+    op: Op,
     fn: Fn,
     stride_rule: StrideRule = uniform_only,
     tag: tuple[object, ...] = (),

@@ -305,7 +305,7 @@ def _atomic_cas(lw: Lowering, op: O.AtomicCASOp) -> None:
 
     def one(b: ir.IRBuilder, addr: ir.Value, cmp: ir.Value, val: ir.Value) -> ir.Value:
         ty = storage(elem)
-        if isinstance(ty, ir.IntType) or isinstance(ty, ir.PointerType):
+        if isinstance(ty, (ir.IntType, ir.PointerType)):
             return b.extract_value(b.cmpxchg(addr, cmp, val, order, fail), 0)
         it = ir.IntType(_align(elem) * 8)
         pair = b.cmpxchg(addr, b.bitcast(cmp, it), b.bitcast(val, it), order, fail)

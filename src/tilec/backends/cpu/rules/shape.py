@@ -11,18 +11,19 @@ from collections.abc import Callable, Sequence
 from llvmlite import ir
 
 from ....ir import ops as O
+from ....ir.core import Op, Value
 from ....ir.types import TileType, shape_of
 from ..lower import RECOMPUTE_LIMIT, Lowering
 from ..tiles import Index, Scope, Tile, ViewTile, linear_index
 
 
-def _shape(op: O.Op, i: int = 0) -> tuple[int, ...]:
+def _shape(op: Op, i: int = 0) -> tuple[int, ...]:
     t = op.results[i].type
     assert isinstance(t, TileType)
     return t.shape
 
 
-def _source(lw: Lowering, v: O.Value) -> Tile:
+def _source(lw: Lowering, v: Value) -> Tile:
     t = lw.tile(v, shape_of(v.type) or (1,))
     if t.has_load or t.cost() >= RECOMPUTE_LIMIT:
         t = lw.materialize(t)
@@ -110,7 +111,7 @@ def _flip(lw: Lowering, op: O.FlipOp) -> None:
     axis, n = op.axis, src.shape[op.axis]
 
     def index_map(s: Scope, idx: Index) -> Index:
-        return idx[:axis] + (s.b.sub(s.const(n - 1), idx[axis]),) + idx[axis + 1 :]
+        return (*idx[:axis], s.b.sub(s.const(n - 1), idx[axis]), *idx[axis + 1 :])
 
     st = src.stride()
     stride = (-st if st is not None else None) if axis == len(src.shape) - 1 else st
