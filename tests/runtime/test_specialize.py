@@ -151,12 +151,17 @@ def test_unsupported_types_are_named():
         _spec(np.zeros(4, np.complex64))
 
 
-def test_tensor_descriptor_is_a_clear_unsupported_feature():
+def test_tensor_descriptor_key_carries_base_block_and_padding():
+    from tilec.runtime.descriptor_args import DescriptorKey
     from tilec.tools.tensor_descriptor import TensorDescriptor
 
-    desc = TensorDescriptor.from_tensor(np.zeros((16, 16), np.float32), [8, 8])
-    with pytest.raises(UnsupportedFeature, match="TensorDescriptor"):
-        _spec(desc)
+    a = np.zeros((16, 16), np.float32)
+    key, value = S.describe(TensorDescriptor.from_tensor(a, [8, 8]))
+    assert type(key) is DescriptorKey and value.base is a
+    assert (key.base.element, key.block_shape, key.padding) == (ir.float32, (8, 8), "zero")
+    assert S.describe(TensorDescriptor.from_tensor(np.ones((32, 8), np.float32), [8, 8]))[0] is key
+    with pytest.raises(UnsupportedFeature, match="no single ArgSpec"):
+        S.spec_from_key("d", key, False)
 
 
 def test_mixed_devices_name_the_arguments():

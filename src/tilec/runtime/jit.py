@@ -18,7 +18,7 @@ from typing import Any, overload
 from .. import config as _config
 from ..backends.target import CompileOptions, Target
 from ..errors import LaunchError, TilecError, UsageError
-from . import specialize
+from . import descriptor_args, specialize
 from .binder import make_launch, parameters_of
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
 
@@ -162,7 +162,7 @@ class JITFunction:
     def _argument_error(self, exc: TilecError, arguments: dict[str, Any]) -> TilecError:
         """Re-describe the arguments one by one to name the one that failed."""
         try:
-            specialize.specialize(
+            specialize.specialize_keys(
                 self.arg_names,
                 [arguments[n] for n in self.arg_names],
                 [p.constexpr for p in self.params],
@@ -173,10 +173,22 @@ class JITFunction:
         return type(exc)(f"{self.__name__}: {exc}")
 
     def _compile(self, key: Any, options: dict[str, Any]) -> LaunchedKernel:
+        """Compile and load the kernel for a specialization key (a miss in the table)."""
+        arg_keys = key[0] if options else key
+        positions = [i for i, k in enumerate(arg_keys) if type(k) is descriptor_args.DescriptorKey]
+        if positions:
+            wrapper = descriptor_args.wrapper_for(self, arg_keys)
+            inner = wrapper._build(descriptor_args.wrapper_keys(self, arg_keys), options)
+            kernel: LaunchedKernel = descriptor_args.DescriptorKernel(inner, positions)
+        else:
+            kernel = self._build(arg_keys, options)
+        self._kernels[key] = kernel
+        return kernel
+
+    def _build(self, arg_keys: tuple[Any, ...], options: dict[str, Any]) -> LaunchedKernel:
         from ..backends import registry
         from . import compiler
 
-        arg_keys = key[0] if options else key
         specs = tuple(
             specialize.spec_from_key(p.name, k, p.constexpr) for p, k in zip(self.params, arg_keys)
         )
@@ -198,7 +210,6 @@ class JITFunction:
                 f"{self.__name__}: compiled kernel takes {len(compiled.metadata.params)} "
                 f"arguments, the specialization passes {len(kernel._pick)}"
             )
-        self._kernels[key] = kernel
         return kernel
 
 

@@ -204,11 +204,6 @@ def _describe_dlpack(a: Any) -> tuple[PointerKey, int]:
 
 
 def _unsupported(a: Any) -> tuple[Any, Any]:
-    if getattr(type(a), "__tilec_tensor_descriptor__", False):
-        raise UnsupportedFeature(
-            "TensorDescriptor kernel arguments are not supported yet (#5); "
-            "pass the tensor and build the descriptor inside the kernel"
-        )
     raise UsageError(
         f"cannot pass a {type(a).__module__}.{type(a).__qualname__} to a kernel: expected an "
         "int, float, bool, None or an array (data_ptr(), __array_interface__, "
@@ -224,6 +219,10 @@ def _resolve(t: type) -> Describer:
         return _describe_int_subclass
     if issubclass(t, float):
         return _describe_float
+    if getattr(t, "__tilec_tensor_descriptor__", False):
+        from .descriptor_args import describe as describe_descriptor
+
+        return describe_descriptor
     module = t.__module__.split(".")[0]
     if module == "numpy":
         if t.__name__ == "ndarray":
@@ -306,6 +305,8 @@ def spec_from_key(name: str, key: Any, constexpr: bool) -> ArgSpec:
         return ArgSpec(name, ArgKind.NONE)
     if type(key) is PointerKey:
         return ArgSpec(name, ArgKind.POINTER, ir.PointerType(key.element), key.aligned)
+    if not isinstance(key, int):
+        raise UnsupportedFeature(f"argument {name!r} has no single ArgSpec ({key!r})")
     if key == ONE:
         return ArgSpec(name, ArgKind.SCALAR, ir.int32, equals_one=True)
     if key == BOOL:
@@ -343,13 +344,13 @@ def choose_device(names: Sequence[str], keys: Sequence[Any], forced: str | None)
     return forced or device
 
 
-def specialize(
+def specialize_keys(
     names: Sequence[str],
     values: Sequence[Any],
     constexprs: Sequence[bool],
     do_not_specialize: Sequence[bool] | None = None,
-) -> tuple[tuple[Any, ...], tuple[ArgSpec, ...]]:
-    """The key and ArgSpecs of one call (the slow, whole-signature form used off the warm path)."""
+) -> tuple[Any, ...]:
+    """The key parts of one call, naming the argument that cannot be described."""
     nospec = do_not_specialize or [False] * len(names)
     keys = []
     for name, value, cx, ns in zip(names, values, constexprs, nospec):
@@ -360,5 +361,16 @@ def specialize(
                 keys.append((describe_unspecialized if ns else describe)(value)[0])
         except TilecError as exc:
             raise type(exc)(f"argument {name!r}: {exc}") from None
+    return tuple(keys)
+
+
+def specialize(
+    names: Sequence[str],
+    values: Sequence[Any],
+    constexprs: Sequence[bool],
+    do_not_specialize: Sequence[bool] | None = None,
+) -> tuple[tuple[Any, ...], tuple[ArgSpec, ...]]:
+    """The key and ArgSpecs of one call (the slow, whole-signature form used off the warm path)."""
+    keys = specialize_keys(names, values, constexprs, do_not_specialize)
     specs = tuple(spec_from_key(n, k, c) for n, k, c in zip(names, keys, constexprs))
-    return tuple(keys), specs
+    return keys, specs

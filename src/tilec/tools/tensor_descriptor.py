@@ -1,8 +1,8 @@
 """``TensorDescriptor``: Triton's host-side description of a tiled view of a tensor.
 
 It records base, shape, strides (in elements), block shape and padding, validated as Triton
-does (unit last stride, 16-byte aligned outer strides). Passing one to a kernel raises
-UnsupportedFeature until the frontend lowers descriptor parameters (#5).
+does (unit last stride, 16-byte aligned outer strides). Passed to a kernel, it arrives as the
+descriptor ``tl.make_tensor_descriptor`` would build (see runtime/descriptor_args.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,157 @@
+"""Host ``TensorDescriptor`` kernel arguments, compiled through a generated wrapper kernel.
+
+A descriptor argument stands for a base pointer, a shape and strides. For a kernel taking one,
+we generate (once per specialization) a wrapper @jit function whose parameters are those
+pieces, which rebuilds the descriptor with ``tl.make_tensor_descriptor`` and calls the kernel
+(inlined by the frontend). At launch, ``DescriptorKernel`` flattens each descriptor into the
+wrapper's runtime values. The wrapper's source lives in the cache directory so the frontend
+can read it, and names the kernel by its fingerprint, so its cache key is stable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from ..errors import UsageError
+from . import specialize
+from .kernel import LaunchedKernel
+from .specialize import I64, PointerKey
+
+_KERNELS: dict[str, Any] = {}  # fingerprint -> the JITFunction a wrapper calls
+
+
+class DescriptorKey:
+    """The key part of a descriptor argument (interned, compared by identity)."""
+
+    __slots__ = ("base", "block_shape", "padding")
+
+    def __init__(self, base: PointerKey, block_shape: tuple[int, ...], padding: str) -> None:
+        self.base = base
+        self.block_shape = block_shape
+        self.padding = padding
+
+    @property
+    def rank(self) -> int:
+        return len(self.block_shape)
+
+
+_INTERNED: dict[tuple[PointerKey, tuple[int, ...], str], DescriptorKey] = {}
+
+
+def describe(d: Any) -> tuple[DescriptorKey, Any]:
+    """The describer of TensorDescriptor values."""
+    base_key, _ = specialize.describe(d.base)
+    if type(base_key) is not PointerKey:
+        raise UsageError(f"a TensorDescriptor's base must be an array, not {type(d.base).__name__}")
+    block = tuple(int(b) for b in d.block_shape)
+    ident = (base_key, block, str(d.padding))
+    key = _INTERNED.get(ident)
+    if key is None:
+        key = _INTERNED[ident] = DescriptorKey(base_key, block, str(d.padding))
+    return key, d
+
+
+def flatten(d: Any) -> tuple[int, ...]:
+    """The wrapper's runtime values for one descriptor: base address, shape, outer strides."""
+    address = specialize.describe(d.base)[1]
+    return (address, *(int(s) for s in d.shape), *(int(s) for s in list(d.strides)[:-1]))
+
+
+def original(fingerprint: str) -> Any:
+    """The kernel a generated wrapper calls (registered before the wrapper is compiled)."""
+    return _KERNELS[fingerprint]
+
+
+def _expanded_names(name: str, rank: int) -> list[str]:
+    shape = [f"{name}__shape{i}" for i in range(rank)]
+    return [f"{name}__base", *shape, *(f"{name}__stride{i}" for i in range(rank - 1))]
+
+
+def _wrapper_source(jit: Any, keys: Sequence[Any]) -> str:
+    params, body = [], []
+    for p, key in zip(jit.params, keys):
+        if type(key) is DescriptorKey:
+            names = _expanded_names(p.name, key.rank)
+            params += names
+            shape = ", ".join(names[1 : 1 + key.rank])
+            strides = ", ".join([*names[1 + key.rank :], "1"])
+            body.append(
+                f"    {p.name} = tl.make_tensor_descriptor({names[0]}, [{shape}], [{strides}], "
+                f"{list(key.block_shape)!r}, {key.padding!r})"
+            )
+        else:
+            params.append(f"{p.name}: tl.constexpr" if p.constexpr else p.name)
+    call = ", ".join(p.name for p in jit.params)
+    return "\n".join([
+        "import tilec.language as tl",
+        "from tilec.runtime.descriptor_args import original",
+        "",
+        f"_tilec_kernel = original({jit.cache_key!r})",
+        "",
+        "",
+        f"def {jit.fn.__name__}({', '.join(params)}):",
+        *body,
+        f"    _tilec_kernel({call})",
+        "",
+    ])  # fmt: skip
+
+
+def _load_wrapper(source: str, name: str) -> Any:
+    folder = config.get().cache_dir / "descriptor_wrappers"
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    path = folder / f"{name}_{digest}.py"
+    if not path.exists() or path.read_text(encoding="utf-8") != source:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source, encoding="utf-8")
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(f"tilec_descriptor_wrapper_{digest}", Path(path))
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot load the generated descriptor wrapper {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def wrapper_keys(jit: Any, keys: Sequence[Any]) -> tuple[Any, ...]:
+    """The wrapper's key parts: a descriptor becomes its base key and i64 shape/stride keys."""
+    out: list[Any] = []
+    for key in keys:
+        if type(key) is DescriptorKey:
+            out += [key.base, *[I64] * (2 * key.rank - 1)]
+        else:
+            out.append(key)
+    return tuple(out)
+
+
+def wrapper_for(jit: Any, keys: Sequence[Any]) -> Any:
+    """The wrapper JITFunction for ``jit`` called with these key parts."""
+    from .jit import JITFunction
+
+    _KERNELS[jit.cache_key] = jit
+    fn = _load_wrapper(_wrapper_source(jit, keys), jit.fn.__name__)
+    return JITFunction(fn, debug=jit.debug, backend=jit.backend)
+
+
+class DescriptorKernel(LaunchedKernel):
+    """Flattens descriptor arguments, then launches the compiled wrapper."""
+
+    def __init__(self, inner: LaunchedKernel, positions: Sequence[int]) -> None:
+        super().__init__(inner.compiled, inner.loaded, inner.params)
+        self.inner = inner
+        self.positions = frozenset(positions)
+
+    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
+        flat: list[Any] = []
+        for i, v in enumerate(values):
+            if i in self.positions:
+                flat += flatten(v)
+            else:
+                flat.append(v)
+        self.inner.launch(grid, tuple(flat))
