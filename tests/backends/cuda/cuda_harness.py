@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from cuda_ir_kernels import Case
+from cuda_ir_case import Case
 
 from tilec.backends.cuda.compiler import CudaCompiler
 from tilec.backends.cuda.driver import CudaDriver, launch
