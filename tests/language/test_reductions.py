@@ -9,7 +9,7 @@ from support.run import jit, poisoned, random
 
 
 @jit
-def reduce_rows(
+def rows_and_columns(
     x_ptr,
     sum_ptr,
     max_ptr,
@@ -59,7 +59,7 @@ def test_row_and_column_reductions():
         poisoned(1, np.float32),
         poisoned(m, np.float32),
     ]
-    reduce_rows[(1,)](x, *outs, M=m, N=n)
+    rows_and_columns[(1,)](x, *outs, M=m, N=n)
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(outs[0], x64.sum(1), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(outs[1], x.max(1))
