@@ -135,3 +135,21 @@ def test_triton_host_code_runs_unchanged():
     grid = lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)  # noqa: E731
     add_kernel[grid](x, y, out, x.numel(), BLOCK=triton.next_power_of_2(700))
     triton.testing.assert_close(out, x + y, atol=1e-6, rtol=0)
+
+
+@tilec.jit
+def scale_blocks(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
+    om, on = tl.program_id(0) * BM, tl.program_id(1) * BN
+    dst.store([om, on], src.load([om, on]) * factor)
+
+
+def test_tensor_descriptor_arguments_on_the_gpu():
+    import torch
+
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    x = torch.randn(48, 64, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    scale_blocks[(3, 2)](TensorDescriptor.from_tensor(x, [16, 32]),
+                         TensorDescriptor.from_tensor(out, [16, 32]), 2.0, BM=16, BN=32)  # fmt: skip
+    np.testing.assert_allclose(out.cpu().numpy(), 2 * x.double().cpu().numpy(), rtol=1e-6)

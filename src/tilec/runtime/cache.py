@@ -130,9 +130,10 @@ class KernelCache:
                 yield CacheEntry(path.stem, path, len(blob), header)
 
     def clear(self) -> int:
-        """Remove every entry (kernels and autotuning results); returns the number removed."""
+        """Remove every entry (kernels, autotuning results, descriptor wrappers); returns the
+        number of files removed."""
         removed = 0
-        for sub in (self.kernels, self.root / "autotune"):
+        for sub in (self.kernels, self.root / "autotune", self.root / "descriptor_wrappers"):
             if not sub.is_dir():
                 continue
             for path in sub.iterdir():
