@@ -451,3 +451,81 @@ def attention(q, k, v, out, m, causal: bool, sm_scale: float, block=(16, 16)) ->
         q, k, v, sm_scale, m, out, *strides, H, n_ctx,
         HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, STAGE=3 if causal else 1,
     )  # fmt: skip
+
+
+@triton.jit
+def attn_fwd_block_ptr_kernel(
+    Q, K, V, sm_scale, Out,
+    stride_qz, stride_qh, stride_qm, stride_qk,
+    stride_kz, stride_kh, stride_kn, stride_kk,
+    stride_vz, stride_vh, stride_vn, stride_vk,
+    stride_oz, stride_oh, stride_om, stride_ok,
+    H, N_CTX,
+    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+):  # fmt: skip
+    # The earlier form of the tutorial: block pointers moved with tl.advance, one loop whose
+    # causal mask applies to every block, and boundary checks for a ragged N_CTX.
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    q_block = tl.make_block_ptr(
+        base=Q + off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh,
+        shape=(N_CTX, HEAD_DIM), strides=(stride_qm, stride_qk),
+        offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0),
+    )  # fmt: skip
+    k_block = tl.make_block_ptr(
+        base=K + off_z.to(tl.int64) * stride_kz + off_h.to(tl.int64) * stride_kh,
+        shape=(HEAD_DIM, N_CTX), strides=(stride_kk, stride_kn),
+        offsets=(0, 0), block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1),
+    )  # fmt: skip
+    v_block = tl.make_block_ptr(
+        base=V + off_z.to(tl.int64) * stride_vz + off_h.to(tl.int64) * stride_vh,
+        shape=(N_CTX, HEAD_DIM), strides=(stride_vn, stride_vk),
+        offsets=(0, 0), block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0),
+    )  # fmt: skip
+    o_block = tl.make_block_ptr(
+        base=Out + off_z.to(tl.int64) * stride_oz + off_h.to(tl.int64) * stride_oh,
+        shape=(N_CTX, HEAD_DIM), strides=(stride_om, stride_ok),
+        offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0),
+    )  # fmt: skip
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.full([BLOCK_M], -float("inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    q = tl.load(q_block, boundary_check=(0,), padding_option="zero")
+    hi = N_CTX
+    if CAUSAL:
+        hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+    for start_n in range(0, hi, BLOCK_N):
+        k = tl.load(k_block, boundary_check=(1,), padding_option="zero")
+        qk = tl.dot(q, k) * qk_scale
+        valid = (start_n + offs_n)[None, :] < N_CTX
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= (start_n + offs_n)[None, :])
+        qk = tl.where(valid, qk, -float("inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_block, boundary_check=(0,), padding_option="zero")
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_ij
+        k_block = tl.advance(k_block, (0, BLOCK_N))
+        v_block = tl.advance(v_block, (BLOCK_N, 0))
+    acc = acc / l_i[:, None]
+    tl.store(o_block, acc.to(Out.type.element_ty), boundary_check=(0,))
+
+
+def attention_block_ptr(q, k, v, out, causal: bool, sm_scale: float, block=(16, 16)) -> None:
+    """As ``attention`` (no log-sum-exp output), through block pointers."""
+    Z, H, n_ctx, head_dim = q.shape
+    block_m, block_n = block
+    grid = (triton.cdiv(n_ctx, block_m), Z * H, 1)
+    strides = [stride(t, d) for t in (q, k, v, out) for d in range(4)]
+    attn_fwd_block_ptr_kernel[grid](
+        q, k, v, sm_scale, out, *strides, H, n_ctx,
+        HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
+    )  # fmt: skip

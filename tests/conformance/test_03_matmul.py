@@ -15,8 +15,10 @@ def reference(a: np.ndarray, b: np.ndarray, activation: str) -> np.ndarray:
     return np.where(c >= 0, c, 0.01 * c) if activation == "leaky_relu" else c
 
 
-@pytest.mark.parametrize("activation", ["", "leaky_relu"])
-@pytest.mark.parametrize(("m", "n", "k"), [(70, 50, 45), (32, 32, 32), (1, 19, 7)])
+@pytest.mark.parametrize(
+    ("m", "n", "k", "activation"),
+    [(70, 50, 45, "leaky_relu"), (32, 32, 32, ""), (1, 19, 7, "leaky_relu"), (70, 50, 45, "")],
+)
 def test_matmul_fp16(m, n, k, activation):
     a, b = uniform((m, k), np.float16, -1, 1), uniform((k, n), np.float16, -1, 1)
     c, whole = guarded((m, n), np.float16)

@@ -57,3 +57,16 @@ def test_attention_ragged_sequence(shape, causal):
 def test_attention_strided_layout():
     # Stored as (Z, N_CTX, H, HEAD_DIM), as a fused QKV projection leaves it.
     run((2, 3, 48, 16), np.float32, True, block=(16, 16), layout=(0, 2, 1, 3))
+
+
+@pytest.mark.parametrize(
+    ("causal", "dtype"), [(False, np.float32), (True, np.float16)], ids=["full-fp32", "causal-fp16"]
+)
+def test_attention_through_block_pointers(causal, dtype):
+    shape = (2, 2, 45, 16)
+    q, k, v = (uniform(shape, dtype, -1, 1) for _ in range(3))
+    out = poisoned(shape, dtype)
+    kernels.attention_block_ptr(q, k, v, out, causal, 0.25, block=(16, 16))
+    ref_out, _ = reference(q, k, v, causal, 0.25)
+    tol = TOLERANCE[dtype]
+    np.testing.assert_allclose(out, ref_out, rtol=tol, atol=tol)

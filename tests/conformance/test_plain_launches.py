@@ -115,6 +115,16 @@ def run_attention(dev):
         close(out, ref, 3e-3, 3e-3)
 
 
+def run_attention_block_ptr(dev):
+    q, k, v = (randn(dev, 1, 3, 29, 16) for _ in range(3))
+    out = nan_tensor(dev, 1, 3, 29, 16)
+    kernels.attention_block_ptr(q, k, v, out, True, 0.3)
+    ref = F.scaled_dot_product_attention(
+        q.double(), k.double(), v.double(), is_causal=True, scale=0.3
+    )
+    close(out, ref, 2e-3, 2e-3)  # loose enough for tf32 dots on a GPU
+
+
 PLAIN_RUNS = {
     "add_kernel": run_add,
     "softmax_kernel": run_softmax,
@@ -126,6 +136,7 @@ PLAIN_RUNS = {
     "layer_norm_bwd_dx_kernel": run_layer_norm_bwd,
     "layer_norm_bwd_dwdb_kernel": run_layer_norm_bwd,
     "attn_fwd_kernel": run_attention,
+    "attn_fwd_block_ptr_kernel": run_attention_block_ptr,
 }
 RUNS = sorted(set(PLAIN_RUNS.values()), key=lambda f: f.__name__)
 
