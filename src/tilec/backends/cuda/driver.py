@@ -12,6 +12,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from ... import config
 from ...errors import LaunchError, PlatformError
 from ...ir.argspec import ArgSpec
 from ...ir.types import PointerType, ScalarType
@@ -102,7 +103,8 @@ class CudaDriver:
         )
         version = check(cu.cuDriverGetVersion(), "cuDriverGetVersion")
         arch = arch_name(major, minor)
-        return Target("cuda", arch, ptx_version=ptx_version.choose(arch, version))
+        requested = config.get().ptx_version  # TILEC_PTX_VERSION, validated like any other
+        return Target("cuda", arch, ptx_version=ptx_version.choose(arch, version, requested))
 
     def load(self, compiled: CompiledKernel) -> LoadedKernel:
         cu = _cu()
