@@ -148,3 +148,17 @@ def test_python_functions_need_compile_time_values():
         "calling the Python function _plain_python with tensor arguments is not supported; "
         "decorate it with @tilec.jit"
     )
+
+
+def k_libdevice_missing(p):
+    from_libdevice = tl.extra.libdevice.no_such_function  # MARK-libdevice
+    tl.store(p, from_libdevice(1.0))
+
+
+def test_unknown_libdevice_function():
+    from tilec.errors import UnsupportedFeature
+
+    with pytest.raises(UnsupportedFeature) as info:
+        build(k_libdevice_missing, "*fp32")
+    assert info.value.message == "libdevice.no_such_function is not supported by tilec"
+    assert "tl.extra.libdevice.no_such_function" in str(info.value)

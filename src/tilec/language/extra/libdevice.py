@@ -1,8 +1,7 @@
 """``tl.extra.libdevice``: the math library Triton kernels import by that name.
 
 Every function is a MathOp (CUDA lowers it to libdevice, the CPU backend to the host's math
-routines). Names without a MathOp raise AttributeError at import time of the kernel's module,
-as they would with a missing Triton function.
+routines). Using a libdevice name that has no MathOp is an UnsupportedFeature naming it.
 """
 
 from __future__ import annotations
@@ -15,10 +14,9 @@ from ...ir.ops import MATH_FUNCTIONS
 
 # libdevice spellings that differ from the MathOp name
 _ALIASES = {
-    "fast_dividef": "fast_dividef", "isinfd": "isinf", "isnand": "isnan", "finitef": "isfinite",
-    "isfinited": "isfinite", "signbitd": "signbit", "llrint": "rint", "nearbyint": "nearbyint",
-    "div_rn": "div_rn", "rcp_rn": "rcp_rn", "sqrt_rn": "sqrt_rn", "mul_hi": "mulhi",
-    "umul_hi": "umulhi", "fabs": "abs", "fmaf": "fma", "popcount": "popc",
+    "isinfd": "isinf", "isnand": "isnan", "finitef": "isfinite", "isfinited": "isfinite",
+    "signbitd": "signbit", "mul_hi": "mulhi", "umul_hi": "umulhi", "fabs": "abs", "fmaf": "fma",
+    "popcount": "popc",
 }  # fmt: skip
 
 _cache: dict[str, Builtin] = {}
@@ -28,7 +26,11 @@ def __getattr__(name: str) -> Any:
     """Functions are created on first use, so importing this module does no work."""
     fn = _ALIASES.get(name, name)
     if fn not in MATH_FUNCTIONS:
-        raise AttributeError(f"libdevice has no function {name!r}")
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from ...errors import UnsupportedFeature
+
+        raise UnsupportedFeature(f"libdevice.{name} is not supported by tilec")
     if name not in _cache:
         _cache[name] = math_function(fn, name)
     return _cache[name]
