@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import tilec
 import tilec.language as tl
 from support.run import jit, poisoned, random
 
@@ -35,14 +36,7 @@ def rows_and_columns(
     tl.store(prod_ptr + rows[:, None], kept)
 
 
-class _Jit:
-    __tilec_jit__ = True
-
-    def __init__(self, fn):
-        self.fn = fn
-
-
-@_Jit
+@tilec.jit
 def _mul(a, b):
     return a * b
 
@@ -137,3 +131,46 @@ def test_sort_and_topk():
     np.testing.assert_array_equal(a, np.sort(x))
     np.testing.assert_array_equal(d, np.sort(x)[::-1])
     np.testing.assert_array_equal(t, np.sort(x)[::-1][:8])
+
+
+@tilec.jit
+def _linear_recurrence(a1, b1, a2, b2):
+    # composition of x -> a1*x + b1 then x -> a2*x + b2
+    return a1 * a2, b1 * a2 + b2
+
+
+@jit
+def recurrence(a_ptr, b_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    _, h = tl.associative_scan((a, b), 1, _linear_recurrence)
+    tl.store(out_ptr + offs, h)
+
+
+def test_associative_scan_with_tuple_combine():
+    m, n = 4, 16
+    a, b = random((m, n), np.float32, 0.5, 1.0), random((m, n), np.float32)
+    out = poisoned((m, n), np.float32)
+    recurrence[(1,)](a, b, out, M=m, N=n)
+    h = np.zeros((m, n))
+    acc = np.zeros(m)
+    for j in range(n):
+        acc = a[:, j] * acc + b[:, j]
+        h[:, j] = acc
+    np.testing.assert_allclose(out, h, rtol=1e-5, atol=1e-5)
+
+
+@jit
+def ties(x_ptr, left_ptr, right_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(left_ptr, tl.argmax(x, 0))
+    tl.store(right_ptr, tl.argmin(x, 0, tie_break_left=False))
+
+
+def test_argmax_argmin_tie_breaking():
+    x = random(64, np.int32, 0, 3)
+    left, right = poisoned(1, np.int32), poisoned(1, np.int32)
+    ties[(1,)](x, left, right, N=64)
+    assert left[0] == np.argmax(x)
+    assert right[0] == 63 - np.argmin(x[::-1])
