@@ -84,3 +84,29 @@ def test_fp16_out_dtype():
     c = poisoned((16, 16), np.float16)
     fp16_out[(1,)](a, b, c, N=16)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=2e-2, atol=2e-2)
+
+
+@jit
+def block_ptr_matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    a_blk = tl.make_block_ptr(a_ptr, (M, K), (K, 1), (pm * BM, 0), (BM, BK), (1, 0))
+    b_blk = tl.make_block_ptr(b_ptr, (K, N), (N, 1), (0, pn * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(0, K, BK):
+        a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_blk, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b, input_precision="ieee")
+        a_blk = tl.advance(a_blk, (0, BK))
+        b_blk = tl.advance(b_blk, (BK, 0))
+    c_blk = tl.make_block_ptr(c_ptr, (M, N), (N, 1), (pm * BM, pn * BN), (BM, BN), (1, 0))
+    tl.store(c_blk, acc, boundary_check=(0, 1))
+
+
+def test_block_pointer_matmul():
+    m, n, k = 33, 47, 70
+    a, b = random((m, k), np.float32, -1, 1), random((k, n), np.float32, -1, 1)
+    c = poisoned((m, n), np.float32)
+    block_ptr_matmul[(3, 3)](a, b, c, m, n, k, BM=16, BN=16, BK=16)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
