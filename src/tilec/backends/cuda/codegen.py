@@ -56,6 +56,9 @@ def target_machine(arch: str, ptx_version: int):  # type: ignore[no-untyped-def]
     return target.create_target_machine(cpu=arch, features=f"+ptx{ptx_version}", opt=3)
 
 
+_LIBDEVICE_CALL = re.compile(r'^declare [^@]*@"?(__nv_\w+)"?\(', re.M)
+
+
 @cache
 def _libdevice_bitcode() -> bytes:
     path = toolchain.libdevice_path()
@@ -66,6 +69,39 @@ def _libdevice_bitcode() -> bytes:
         )
     with open(path, "rb") as f:
         return f.read()
+
+
+@cache
+def _libdevice_subset(names: frozenset[str], arch: str, ptx_version: int) -> bytes:
+    """Bitcode holding only ``names`` and what they call: parsed and pruned once per set, so
+    recompiling (autotuning, new specializations) links a few KB instead of all of libdevice."""
+    llvm = _llvm()
+    lib = llvm.parse_bitcode(_libdevice_bitcode())
+    for fn in lib.functions:
+        if not fn.is_declaration and fn.name not in names:
+            fn.linkage = llvm.Linkage.internal
+    pb = llvm.create_pass_builder(
+        target_machine(arch, ptx_version), llvm.create_pipeline_tuning_options(speed_level=0)
+    )
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_global_dead_code_eliminate_pass()
+    mpm.run(lib, pb)
+    return bytes(lib.as_bitcode())
+
+
+def _link_libdevice(mod, names: frozenset[str], arch: str, ptx_version: int, kernel: str) -> None:  # type: ignore[no-untyped-def]
+    """Link the libdevice functions ``names`` into ``mod`` and internalize all but the kernel."""
+    llvm = _llvm()
+    lib = llvm.parse_bitcode(_libdevice_subset(names, arch, ptx_version))
+    lib.triple = TRIPLE
+    lib.data_layout = mod.data_layout
+    mod.link_in(lib)
+    missing = [f.name for f in mod.functions if f.is_declaration and f.name.startswith("__nv_")]
+    if missing:
+        raise UnsupportedFeature(f"libdevice has no {', '.join(missing)}")
+    for fn in mod.functions:
+        if not fn.is_declaration and fn.name != kernel:
+            fn.linkage = llvm.Linkage.internal
 
 
 def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, str]:
@@ -81,19 +117,9 @@ def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, st
             mod.verify()
         except RuntimeError as exc:
             raise LoweringError(f"LLVM rejected the generated IR: {exc}", ir=llir) from exc
-        if re.search(r'@"?__nv_', llir):
-            lib = llvm.parse_bitcode(_libdevice_bitcode())
-            lib.triple = TRIPLE
-            lib.data_layout = str(tm.target_data)
-            mod.link_in(lib)
-            missing = [
-                f.name for f in mod.functions if f.is_declaration and f.name.startswith("__nv_")
-            ]
-            if missing:
-                raise UnsupportedFeature(f"libdevice has no {', '.join(missing)}")
-            for fn in mod.functions:
-                if not fn.is_declaration and fn.name != kernel:
-                    fn.linkage = llvm.Linkage.internal
+        needed = frozenset(_LIBDEVICE_CALL.findall(llir))
+        if needed:
+            _link_libdevice(mod, needed, arch, ptx_version, kernel)
         pto = llvm.create_pipeline_tuning_options(speed_level=3)
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)
