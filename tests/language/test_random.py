@@ -69,3 +69,35 @@ def test_randn_is_standard_normal():
     out = poisoned(4096, np.float32)
     randn_kernel[(1,)](out, 1234, BLOCK=4096)
     assert abs(out.mean()) < 0.1 and abs(out.std() - 1) < 0.1
+
+
+def philox64_reference(seed: int, offset: int, rounds: int = 10) -> list[int]:
+    """Philox 4x64 on Python ints, keyed (seed, 0) with counter (offset, 0, 0, 0)."""
+    m = (1 << 64) - 1
+    c = [offset & m, 0, 0, 0]
+    k0, k1 = seed & m, 0
+    for _ in range(rounds):
+        pa, pb = 0xD2E7470EE14C6C93 * c[0], 0xCA5A826395121157 * c[2]
+        c = [(pb >> 64) ^ c[1] ^ k0, pb & m, (pa >> 64) ^ c[3] ^ k1, pa & m]
+        k0 = (k0 + 0x9E3779B97F4A7C15) & m
+        k1 = (k1 + 0xBB67AE8584CAA73B) & m
+    return c
+
+
+@jit
+def rng64_kernel(out_ptr, seed, base, BLOCK: tl.constexpr):
+    offs = base + tl.arange(0, BLOCK).to(tl.int64)
+    a, b, c, d = tl.randint4x(seed, offs)
+    r = tl.arange(0, BLOCK)
+    tl.store(out_ptr + r * 4, a.to(tl.int64, bitcast=True))
+    tl.store(out_ptr + r * 4 + 1, b.to(tl.int64, bitcast=True))
+    tl.store(out_ptr + r * 4 + 2, c.to(tl.int64, bitcast=True))
+    tl.store(out_ptr + r * 4 + 3, d.to(tl.int64, bitcast=True))
+
+
+def test_philox_64bit_offsets():
+    seed, base = 987654321, 2**40 + 5
+    out = poisoned((16, 4), np.int64)
+    rng64_kernel[(1,)](out, seed, base, BLOCK=16)
+    want = [philox64_reference(seed, base + i) for i in range(16)]
+    np.testing.assert_array_equal(out.view(np.uint64), np.array(want, dtype=np.uint64))
