@@ -93,3 +93,25 @@ def test_backward(m, n, group_size_m):
     used = min(m, group_size_m)
     np.testing.assert_array_equal(locks[:group_size_m], 0)
     np.testing.assert_array_equal(locks[group_size_m:], [1] * used + [0] * (group_size_m - used))
+
+
+def test_backward_float16():
+    # As the tutorial runs it: fp16 activations, weights, partial and final dW/dB buffers.
+    m, n, group_size_m = 40, 48, 4
+    x, dy = uniform((m, n), np.float16, -3, 5), uniform((m, n), np.float16)
+    w, b = uniform(n, np.float16), uniform(n, np.float16)
+    _, mean, rstd = run_forward(x, w, b, 64)
+    dx, dx_whole = guarded((m, n), np.float16, pad=PAD)
+    dw, db = poisoned(n, np.float16), poisoned(n, np.float16)
+    locks = np.zeros(2 * group_size_m, np.int32)
+    partial = (np.zeros((group_size_m, n), np.float16), np.zeros((group_size_m, n), np.float16))
+    kernels.layer_norm_backward(
+        padded_input(dy, PAD), padded_input(x, PAD), w, mean, rstd, dx, dw, db,
+        (locks, *partial), group_size_m,
+    )  # fmt: skip
+    ref_dx, ref_dw, ref_db = backward_reference(dy, x, w, b)
+    np.testing.assert_allclose(dx, ref_dx, rtol=1e-2, atol=1e-2)
+    # Ten fp16 roundings of a running partial sum per group: a relative error of a few 1e-3.
+    np.testing.assert_allclose(dw, ref_dw, rtol=1e-2, atol=2e-2)
+    np.testing.assert_allclose(db, ref_db, rtol=1e-2, atol=2e-2)
+    assert_guard_untouched(dx, dx_whole)
