@@ -12,20 +12,25 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import os
 import platform
 import statistics
 import sys
+import textwrap
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 import tilec
 import tilec.language as tl
+from tilec import config
 
 # Triton 3.9 interpreter on the 2-core x86-64 build machine, from shared/notes/performance.md (ms)
 INTERPRETER_REFERENCE_MS = {"vector_add": 2236.0, "softmax": 5610.0, "matmul": 2943.0}
@@ -100,108 +105,118 @@ def matmul_kernel(
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def bench(fn: Callable[[], Any], min_time: float = 0.3, min_reps: int = 5) -> float:
-    """Median wall time in ms after one warm-up call."""
-    fn()
-    times: list[float] = []
-    start = time.perf_counter()
-    while len(times) < min_reps or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
+@dataclass
+class Case:
+    """One benchmark: the tilec launch (kernel, grid, arguments) and its references."""
+
+    kernel: Any
+    grid: tuple[int, ...]
+    args: tuple[Any, ...]
+    meta: dict[str, Any]
+    check: Callable[[], None]
+    numpy: Callable[[], Any]
+    torch: Callable[[], Any] | None
+    bytes: int = 0
+    flops: int = 0
+
+    def tilec(self) -> None:
+        self.kernel[self.grid](*self.args, **self.meta)
+
+
+class Timer:
+    """Median wall time (default), or the calling thread's CPU time with one thread everywhere
+    (``--single-thread``: robust when other processes share the cores)."""
+
+    def __init__(self, single_thread: bool):
+        self.single_thread = single_thread
+        self.clock = time.thread_time if single_thread else time.perf_counter
+
+    def __call__(self, fn: Callable[[], Any], min_time: float = 0.3, min_reps: int = 5) -> float:
         fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-        if len(times) > 2000:
-            break
-    return statistics.median(times)
+        times: list[float] = []
+        start = time.perf_counter()
+        while len(times) < min_reps or time.perf_counter() - start < min_time:
+            t0 = self.clock()
+            fn()
+            times.append((self.clock() - t0) * 1e3)
+            if len(times) > 2000:
+                break
+        return statistics.median(times)
 
 
 def _check(name: str, got: np.ndarray, ref: np.ndarray, tol: float) -> None:
-    err = float(np.max(np.abs(got.astype(np.float64) - ref)) / max(1.0, float(np.max(np.abs(ref)))))
+    scale = max(1.0, float(np.max(np.abs(ref))))
+    err = float(np.max(np.abs(got.astype(np.float64) - ref)) / scale)
     if not err < tol:
         raise SystemExit(f"{name}: wrong result (relative error {err:.3g})")
 
 
-def case_vector_add(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+def case_vector_add(rng: np.random.Generator, quick: bool) -> Case:
     n = 1 << (20 if quick else 22)
     x, y = (rng.standard_normal(n, dtype=np.float32) for _ in range(2))
     out = np.full(n, np.nan, np.float32)
-    grid = (tilec.cdiv(n, 4096),)
-    run = lambda: add_kernel[grid](x, y, out, n, BLOCK=4096)  # noqa: E731
-    run()
-    _check("vector_add", out, x.astype(np.float64) + y, 1e-6)
-    return {
-        "tilec": run,
-        "numpy": lambda: np.add(x, y, out=out),
-        "torch": _torch(lambda t: lambda: t.add(t.x, t.y, out=t.out), x=x, y=y, out=out),
-        "bytes": 12 * n,
-    }
+    return Case(
+        add_kernel, (tilec.cdiv(n, 4096),), (x, y, out, n), {"BLOCK": 4096},
+        lambda: _check("vector_add", out, x.astype(np.float64) + y, 1e-6),
+        lambda: np.add(x, y, out=out),
+        _torch(lambda t: lambda: t.torch.add(t.x, t.y, out=t.out), x=x, y=y, out=out),
+        bytes=12 * n,
+    )  # fmt: skip
 
 
-def case_softmax(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+def case_softmax(rng: np.random.Generator, quick: bool) -> Case:
     rows, cols = (1024 if quick else 4096), 1024
     x = rng.standard_normal((rows, cols), dtype=np.float32)
     out = np.full_like(x, np.nan)
-    run = lambda: softmax_kernel[(rows,)](out, x, cols, cols, cols, BLOCK=1024)  # noqa: E731
-    run()
     xd = x.astype(np.float64)
     ref = np.exp(xd - xd.max(1, keepdims=True))
-    _check("softmax", out, ref / ref.sum(1, keepdims=True), 1e-5)
+    ref /= ref.sum(1, keepdims=True)
 
     def np_softmax() -> None:
         e = np.exp(x - x.max(1, keepdims=True))
         np.divide(e, e.sum(1, keepdims=True), out=out)
 
-    return {
-        "tilec": run,
-        "numpy": np_softmax,
-        "torch": _torch(lambda t: lambda: t.softmax(t.x, dim=1, out=t.out), x=x, out=out),
-        "bytes": 8 * x.size,
-    }
+    return Case(
+        softmax_kernel, (rows,), (out, x, cols, cols, cols), {"BLOCK": 1024},
+        lambda: _check("softmax", out, ref, 1e-5), np_softmax,
+        _torch(lambda t: lambda: t.torch.softmax(t.x, dim=1, out=t.out), x=x, out=out),
+        bytes=8 * x.size,
+    )  # fmt: skip
 
 
-def case_layer_norm(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+def case_layer_norm(rng: np.random.Generator, quick: bool) -> Case:
     rows, cols = (1024 if quick else 4096), 1024
     x = rng.standard_normal((rows, cols), dtype=np.float32)
     w, b = (rng.standard_normal(cols, dtype=np.float32) for _ in range(2))
     y = np.full_like(x, np.nan)
-    run = lambda: layer_norm_kernel[(rows,)](x, y, w, b, cols, cols, 1e-5, BLOCK=1024)  # noqa: E731
-    run()
     xd = x.astype(np.float64)
     ref = (xd - xd.mean(1, keepdims=True)) / np.sqrt(xd.var(1, keepdims=True) + 1e-5) * w + b
-    _check("layer_norm", y, ref, 1e-4)
 
     def np_ln() -> None:
         mu = x.mean(1, keepdims=True)
         np.multiply((x - mu) / np.sqrt(x.var(1, keepdims=True) + 1e-5), w, out=y)
         y.__iadd__(b)
 
-    return {
-        "tilec": run,
-        "numpy": np_ln,
-        "torch": _torch(
-            lambda t: lambda: t.F.layer_norm(t.x, (cols,), t.w, t.b, 1e-5), x=x, w=w, b=b
-        ),
-        "bytes": 8 * x.size,
-    }
+    return Case(
+        layer_norm_kernel, (rows,), (x, y, w, b, cols, cols, 1e-5), {"BLOCK": 1024},
+        lambda: _check("layer_norm", y, ref, 1e-4), np_ln,
+        _torch(lambda t: lambda: t.F.layer_norm(t.x, (cols,), t.w, t.b, 1e-5), x=x, w=w, b=b),
+        bytes=8 * x.size,
+    )  # fmt: skip
 
 
-def case_matmul(rng: np.random.Generator, quick: bool) -> dict[str, Any]:
+def case_matmul(rng: np.random.Generator, quick: bool) -> Case:
     n = 256 if quick else 512
     a, b = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
     c = np.full((n, n), np.nan, np.float32)
-    grid = (n // 64, n // 64)
-    run = lambda: matmul_kernel[grid](a, b, c, n, n, n, n, 1, n, 1, n, 1, BM=64, BN=64, BK=32)  # noqa: E731
-    run()
-    _check("matmul", c, a.astype(np.float64) @ b, 1e-5)
-    return {
-        "tilec": run,
-        "numpy": lambda: np.matmul(a, b, out=c),
-        "torch": _torch(lambda t: lambda: t.matmul(t.a, t.b, out=t.c), a=a, b=b, c=c),
-        "flops": 2 * n**3,
-    }
-
-
-class _Torch:
-    pass
+    meta = {"BM": 64, "BN": 64, "BK": 32}
+    return Case(
+        matmul_kernel, (n // 64, n // 64), (a, b, c, n, n, n, n, 1, n, 1, n, 1), meta,
+        lambda: _check("matmul", c, a.astype(np.float64) @ b, 1e-5),
+        lambda: np.matmul(a, b, out=c),
+        _torch(lambda t: lambda: t.torch.matmul(t.a, t.b, out=t.c), a=a, b=b, c=c),
+        flops=2 * n**3,
+    )  # fmt: skip
 
 
 def _torch(
@@ -212,52 +227,98 @@ def _torch(
     import torch
     import torch.nn.functional as F
 
-    t = _Torch()
-    t.__dict__.update({k: torch.from_numpy(v) for k, v in arrays.items()})
-    t.add, t.softmax, t.matmul, t.F = torch.add, torch.softmax, torch.matmul, F  # type: ignore[attr-defined]
-    return make(t)
+    ns = SimpleNamespace(torch=torch, F=F, **{k: torch.from_numpy(v) for k, v in arrays.items()})
+    return make(ns)
 
 
-CASES = {
-    "vector_add": case_vector_add,
-    "softmax": case_softmax,
-    "layer_norm": case_layer_norm,
-    "matmul": case_matmul,
-}
+CASES = {"vector_add": case_vector_add, "softmax": case_softmax, "layer_norm": case_layer_norm,
+         "matmul": case_matmul}  # fmt: skip
+
+
+def _as_triton(kernel: Any) -> Any:
+    """The same kernel source compiled by Triton (run by its interpreter: TRITON_INTERPRET=1)."""
+    import triton
+    import triton.language as ttl
+
+    source = textwrap.dedent(inspect.getsource(kernel.fn))
+    source = source[source.index("def ") :]  # drop the @tilec.jit line
+    namespace: dict[str, Any] = {"tl": ttl, "triton": triton}
+    exec(compile(source, inspect.getsourcefile(kernel.fn) or "<bench>", "exec"), namespace)
+    return triton.jit(namespace[kernel.fn.__name__])
+
+
+def run_interpreter(case: Case) -> float:
+    """One run of the case under Triton's interpreter, in ms (it takes seconds)."""
+    import torch
+
+    tk = _as_triton(case.kernel)
+    args = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in case.args]
+    t0 = time.perf_counter()
+    tk[case.grid](*args, **case.meta)
+    return (time.perf_counter() - t0) * 1e3
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="smaller sizes (smoke test)")
+    p.add_argument(
+        "--single-thread",
+        action="store_true",
+        help="one thread everywhere, timed by thread CPU time (robust under load)",
+    )
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = p.parse_args(argv)
+    if args.single_thread:
+        os.environ["TILEC_NUM_THREADS"] = "1"
+        config.reload()
+        if importlib.util.find_spec("torch") is not None:
+            import torch
+
+            torch.set_num_threads(1)
+    if _interpreter_available():
+        os.environ["TRITON_INTERPRET"] = "1"
+    timer = Timer(args.single_thread)
     rng = np.random.default_rng(0)
-    has_triton = importlib.util.find_spec("triton") is not None
-    rows: list[dict[str, Any]] = []
-    for name, make in CASES.items():
-        case = make(rng, args.quick)
-        row: dict[str, Any] = {"kernel": name}
-        for impl in ("tilec", "torch", "numpy"):
-            row[f"{impl}_ms"] = bench(case[impl]) if case.get(impl) else None
-        ref = INTERPRETER_REFERENCE_MS.get(name)
-        row["interpreter_ms"] = None if has_triton or args.quick else ref
-        row["interpreter_source"] = (
-            "not run (not installed); notes' 2-core reference" if not has_triton else "not run"
-        )
-        if "bytes" in case:
-            row["tilec_GBps"] = case["bytes"] / row["tilec_ms"] / 1e6
-        if "flops" in case:
-            row["tilec_GFLOPs"] = case["flops"] / row["tilec_ms"] / 1e6
-        rows.append(row)
+    rows = [
+        _measure(name, make(rng, args.quick), timer, args.quick) for name, make in CASES.items()
+    ]
     _report(rows)
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%S")
     path = args.out / f"cpu-{stamp}.json"
-    path.write_text(
-        json.dumps({"machine": _machine(), "quick": args.quick, "results": rows}, indent=2)
-    )
+    mode = "single-thread CPU time" if args.single_thread else "wall time, all cores"
+    doc = {"machine": _machine(), "mode": mode, "quick": args.quick, "results": rows}
+    path.write_text(json.dumps(doc, indent=2))
     print(f"\nwrote {path}")
     return 0
+
+
+def _interpreter_available() -> bool:
+    return (
+        importlib.util.find_spec("triton") is not None
+        and importlib.util.find_spec("torch") is not None
+    )
+
+
+def _measure(name: str, case: Case, timer: Timer, quick: bool) -> dict[str, Any]:
+    case.tilec()
+    case.check()
+    row: dict[str, Any] = {"kernel": name}
+    row["tilec_ms"] = timer(case.tilec)
+    row["torch_ms"] = timer(case.torch) if case.torch else None
+    row["numpy_ms"] = timer(case.numpy)
+    if _interpreter_available():
+        row["interpreter_ms"], row["interpreter_source"] = run_interpreter(case), "measured"
+    elif name in INTERPRETER_REFERENCE_MS and not quick:
+        row["interpreter_ms"] = INTERPRETER_REFERENCE_MS[name]
+        row["interpreter_source"] = "Triton not installed: 2-core reference from the notes"
+    else:
+        row["interpreter_ms"], row["interpreter_source"] = None, "no reference"
+    if case.bytes:
+        row["tilec_GBps"] = case.bytes / row["tilec_ms"] / 1e6
+    if case.flops:
+        row["tilec_GFLOPs"] = case.flops / row["tilec_ms"] / 1e6
+    return row
 
 
 def _machine() -> dict[str, Any]:

@@ -16,7 +16,7 @@ from llvmlite import ir
 from ...errors import LoweringError, TilecError
 from ...ir.core import Block, Op, Value
 from ...ir.ops import FuncOp
-from ...ir.types import Element, TileType, Type, element_of, shape_of
+from ...ir.types import Element, PointerType, TileType, Type, element_of, shape_of
 from ..artifacts import AssertInfo
 from ..llvm import types as T
 from .liveness import Liveness
@@ -82,7 +82,7 @@ class Lowering:
 
     def define(self, v: Value, x: Lowered) -> None:
         lazy = isinstance(x, Tile) and not isinstance(x, BufferTile)
-        if lazy and x.cost() >= RECOMPUTE_LIMIT and len(self.live.fusion_roots(v)) >= 2:  # type: ignore[union-attr]
+        if lazy and expensive(x) and len(self.live.fusion_roots(v)) >= 2:  # type: ignore[arg-type]
             x = self.materialize(x)  # type: ignore[arg-type]
         self.env[v] = x
 
@@ -135,7 +135,7 @@ class Lowering:
             if not isinstance(x, Tile) or isinstance(x, BufferTile):
                 continue
             inside = self.live.used_inside(v, op)
-            if (inside and (x.has_load or x.cost() >= RECOMPUTE_LIMIT)) or (
+            if (inside and (x.has_load or expensive(x))) or (
                 x.has_load and self.live.live_across(v, pos)
             ):
                 self.env[v] = self.materialize(x)
@@ -165,6 +165,14 @@ class Lowering:
                 break
         if not self.b.block.is_terminated:
             self.b.ret_void()
+
+
+def expensive(tile: Tile) -> bool:
+    """Worth a buffer rather than recomputing per use. Contiguous/strided pointer tiles never
+    are: an element is one add off a row base that LLVM hoists."""
+    if isinstance(tile.elem, PointerType) and tile.stride() is not None:
+        return False
+    return tile.cost() >= RECOMPUTE_LIMIT
 
 
 def map_tile(

@@ -13,7 +13,7 @@ from llvmlite import ir
 from ....ir import ops as O
 from ....ir.core import Op, Value
 from ....ir.types import TileType, shape_of
-from ..lower import RECOMPUTE_LIMIT, Lowering
+from ..lower import Lowering, expensive
 from ..tiles import Index, Scope, Tile, ViewTile, linear_index
 
 
@@ -25,7 +25,7 @@ def _shape(op: Op, i: int = 0) -> tuple[int, ...]:
 
 def _source(lw: Lowering, v: Value) -> Tile:
     t = lw.tile(v, shape_of(v.type) or (1,))
-    if t.has_load or t.cost() >= RECOMPUTE_LIMIT:
+    if t.has_load or expensive(t):
         t = lw.materialize(t)
     return t
 
