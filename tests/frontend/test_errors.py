@@ -219,3 +219,14 @@ def _bad_helper(x):
 def test_errors_in_callees_point_into_the_callee():
     e = _raises(TileTypeError, k_nested_error, "*fp32")
     assert e.loc.line == _line("MARK-nested")
+
+
+def k_library_misuse(p):
+    x = tl.load(p + tl.arange(0, 8)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    tl.store(p, tl.sort(x, dim=0))  # MARK-library
+
+
+def test_errors_in_tl_library_code_point_at_the_call():
+    e = _raises(CompileError, k_library_misuse, "*fp32")
+    assert e.loc.file == FILE and e.loc.line == _line("MARK-library")
+    assert e.message == "static_assert failed: sort supports only the last dimension"

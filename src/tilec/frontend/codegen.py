@@ -323,6 +323,11 @@ class FunctionCodegen:
             fn = fn.fn
         if getattr(fn, "__tilec_builtin__", False):
             return fn.invoke(self, args, kwargs)
+        if getattr(fn, "__tilec_library__", False):
+            try:
+                return self.inline(fn.fn, args, kwargs)
+            except CompileError as e:  # report a misuse of tl.sort etc. at the user's call
+                raise type(e)(e.message) from None
         if getattr(fn, "__tilec_jit__", False):
             return self.inline(fn.fn, args, kwargs)
         mapped = map_python_builtin(fn, args, kwargs)

@@ -18,6 +18,7 @@ class LibraryFunction:
     """A tl library function: inlined into kernels that call it."""
 
     __tilec_jit__ = True
+    __tilec_library__ = True  # errors inside are reported at the caller's line
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
