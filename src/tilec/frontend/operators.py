@@ -103,7 +103,10 @@ _TENSOR_BINOPS: dict[type, Callable[..., Tensor]] = {
 def tensor_binop(b: Builder, op: ast.operator, x: Any, y: Any) -> Tensor:
     fn = _TENSOR_BINOPS.get(type(op))
     if fn is None:
-        raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
+        hint = {ast.Pow: "; use tl.extra.libdevice.pow", ast.MatMult: "; use tl.dot"}
+        raise UnsupportedSyntax(
+            f"operator {type(op).__name__} is not supported on tensors{hint.get(type(op), '')}"
+        )
     for v in (x, y):
         if isinstance(v, Struct):
             raise TileTypeError(
