@@ -20,8 +20,15 @@ class CpuCompiler:
         return (Stage.TIR, Stage.LLIR, Stage.ASM, Stage.OBJ)
 
     def compile(
-        self, module: ModuleOp, target: Target, options: CompileOptions, emit_asm: bool = True
+        self,
+        module: ModuleOp,
+        target: Target,
+        options: CompileOptions,
+        emit_asm: bool | None = None,
     ) -> CompiledKernel:
+        """Lower, optimize (O3) and emit the object. Assembly text doubles code generation
+        time, so it is emitted only with ``emit_asm``, ``options.debug`` or a dump directory;
+        :meth:`assembly` makes it later from the kept LLVM IR."""
         funcs = module.functions
         if len(funcs) != 1:
             raise LoweringError(f"a kernel module must hold exactly one function, not {len(funcs)}")

@@ -72,7 +72,10 @@ def _resolve(name: str) -> bool:
             fn = getattr(lib, lookup)
         except AttributeError:
             continue
-        llvm.add_symbol(name, ctypes.cast(fn, ctypes.c_void_p).value)
+        address = ctypes.cast(fn, ctypes.c_void_p).value
+        llvm.add_symbol(name, address)
+        if sys.platform == "darwin":  # Mach-O objects reference C symbols with a leading "_"
+            llvm.add_symbol("_" + name, address)
         return True
     return False
 
