@@ -124,6 +124,10 @@ def matmul_kernel(
     group_rows = min(blocks_m - first_m, GROUP_SIZE_M)
     pid_m = first_m + ((pid % per_group) % group_rows)
     pid_n = (pid % per_group) // group_rows
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    tl.assume(stride_am > 0)
+    tl.assume(stride_bn > 0)
 
     rows = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
     cols = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
@@ -404,6 +408,7 @@ def attn_fwd_kernel(
 ):  # fmt: skip
     # Flash attention: one program per (query block, batch * head); an online softmax in base 2
     # (the scale folds in log2(e)) over key/value blocks; M keeps the rows' log2-sum-exp.
+    tl.static_assert(BLOCK_M % BLOCK_N == 0)  # the diagonal stage starts on a key block
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
     off_z = off_hz // H

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tilec
+
 from . import kernels
 from .buffers import poisoned, uniform
 
@@ -70,3 +72,11 @@ def test_attention_through_block_pointers(causal, dtype):
     ref_out, _ = reference(q, k, v, causal, 0.25)
     tol = TOLERANCE[dtype]
     np.testing.assert_allclose(out, ref_out, rtol=tol, atol=tol)
+
+
+def test_block_sizes_are_checked_at_compile_time():
+    q = uniform((1, 1, 32, 16), np.float32)
+    out, m = poisoned(q.shape, np.float32), poisoned(q.shape[:3], np.float32)
+    with pytest.raises(tilec.CompileError, match=r"kernels\.py:\d+:\d+: static_assert failed"):
+        kernels.attention(q, q, q, out, m, True, 0.25, block=(16, 32))
+    assert np.isnan(out).all()
