@@ -70,6 +70,8 @@ def _describe_lines(i: int, p: Parameter) -> list[str]:
         f"    {k} = ({keys})[not {v} & 15]",
         f"elif _tilec_c is int and -0x80000000 <= {a} < 0x80000000:",
         f"    {v} = {a}; {k} = 1 if {a} == 1 else (2 if {a} & 15 else 3)",
+        "elif _tilec_c is float:",
+        f"    {v} = {a}; {k} = {specialize.FP32}",
         "else:",
         f"    {k}, {v} = (_tilec_D.get(_tilec_c) or _tilec_r(_tilec_c))({a})",
     ]
