@@ -339,8 +339,9 @@ def layer_norm_bwd_dwdb_kernel(
 def layer_norm_forward(x, w, b, y, mean, rstd, eps: float, block_size: int = 64) -> None:
     M, N = x.shape
     layer_norm_fwd_kernel[(M,)](
-        x, y, w, b, mean, rstd, stride(x, 0), N, eps, BLOCK_SIZE=block_size, num_warps=4
-    )
+        x, y, w, b, mean, rstd, stride(x, 0), N, eps, BLOCK_SIZE=block_size, num_warps=4,
+        num_ctas=1,
+    )  # fmt: skip
 
 
 def layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db, scratch, group_size_m: int) -> None:
@@ -450,10 +451,10 @@ def attention(q, k, v, out, m, causal: bool, sm_scale: float, block=(16, 16)) ->
     """q, k, v, out: (Z, H, N_CTX, HEAD_DIM); m: float32 (Z, H, N_CTX) log2-sum-exp per row."""
     Z, H, n_ctx, head_dim = q.shape
     block_m, block_n = block
-    grid = (triton.cdiv(n_ctx, block_m), Z * H, 1)
+    grid = lambda args: (triton.cdiv(n_ctx, args["BLOCK_M"]), Z * H, 1)  # noqa: E731
     strides = [stride(t, d) for t in (q, k, v, out) for d in range(4)]
     attn_fwd_kernel[grid](
-        q, k, v, sm_scale, m, out, *strides, H, n_ctx,
+        q, k, v, sm_scale, m, out, *strides, H, N_CTX=n_ctx,
         HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, STAGE=3 if causal else 1,
     )  # fmt: skip
 
