@@ -139,3 +139,14 @@ def test_cpu_driver_benchmark_cache_helpers():
     cache[:8] = 7
     cpu.clear_cache(cache)
     assert cache.nbytes >= 32 << 20 and not cache[:8].any()
+
+
+def test_perf_report_plots_with_matplotlib(tmp_path, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    pytest.importorskip("matplotlib")
+    bench = tilec.testing.Benchmark(
+        x_names=["n"], x_vals=[1, 2, 4], line_arg="impl", line_vals=["a"], line_names=["A"],
+        plot_name="plotted", xlabel="n", ylabel="ms", styles=[("blue", "-")],
+    )  # fmt: skip
+    tilec.testing.perf_report(bench)(lambda n, impl: n * 2.0).run(save_path=str(tmp_path))
+    assert (tmp_path / "plotted.png").stat().st_size > 0
