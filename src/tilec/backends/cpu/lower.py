@@ -19,12 +19,16 @@ from ...ir.ops import FuncOp
 from ...ir.types import Element, PointerType, TileType, Type, element_of, shape_of
 from ..artifacts import AssertInfo
 from ..llvm import types as T
+from ..llvm.intrinsics import declare
 from .liveness import Liveness
 from .nest import emit_nest
 from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
 
 Lowered = Union[ir.Value, Tile]  # noqa: UP007 (a runtime alias; | needs Python 3.10 types)
 Rule = Callable[["Lowering", Op], None]
+
+# bytes of tile buffers one program keeps on the stack (the rest goes to one heap block)
+STACK_LIMIT = 192 * 1024
 
 # a lazy value used by several consumers is recomputed in each unless it costs at least this
 # much per element (a transcendental function or a gather always does): recomputing a few
@@ -41,6 +45,10 @@ class Lowering:
         self.func = func
         self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
         self.in_combine = False  # lowering a reduce/scan combine region
+        self._stack_bytes = 0
+        self._heap: ir.Value | None = None
+        self._heap_total: ir.GlobalVariable | None = None
+        self._heap_bytes = 0
         self.fn = fn
         self.rules = rules
         self.env: dict[Value, Lowered] = {}
@@ -88,14 +96,44 @@ class Lowering:
 
     # -- buffers ----------------------------------------------------------------------------
     def buffer(self, elem: Element, shape: tuple[int, ...]) -> BufferTile:
+        """A row-major buffer for a tile: on the stack while the program's buffers stay small
+        (threads may have 512 KiB stacks), past that in one heap block per program run."""
         n = 1
         for d in shape:
             n *= d
+        size = (n * max(T.bit_width(storage(elem)) // 8, 1) + 63) // 64 * 64
         self.alloca_b.position_before(self._alloca_br)
+        if self._stack_bytes + size > STACK_LIMIT:
+            return BufferTile(tuple(shape), elem, self._heap_buffer(size))
+        self._stack_bytes += size
         addr = self.alloca_b.alloca(ir.ArrayType(storage(elem), n))
         addr.align = 64
         addr.type = T.ptr  # llvmlite gives allocas a typed pointer; LLVM has only opaque ones
         return BufferTile(tuple(shape), elem, addr)
+
+    def _heap_buffer(self, size: int) -> ir.Value:
+        b = self.alloca_b
+        if self._heap is None:
+            module = b.module
+            total = ir.GlobalVariable(module, T.i64, "tilec.heap_bytes")
+            total.global_constant = True
+            total.linkage = "private"
+            malloc = declare(module, "malloc", T.ptr, [T.i64])
+            self._heap_total = total
+            self._heap = b.call(malloc, [b.load(total, typ=T.i64)])
+        addr = b.gep(self._heap, [ir.Constant(T.i64, self._heap_bytes)], source_etype=T.i8)
+        self._heap_bytes += size
+        return addr
+
+    def ret(self) -> None:
+        """Return from the program, releasing its heap buffers."""
+        if self._heap is not None:
+            self.b.call(declare(self.b.module, "free", T.void, [T.ptr]), [self._heap])
+        self.b.ret_void()
+
+    def finish(self) -> None:
+        if self._heap_total is not None:
+            self._heap_total.initializer = ir.Constant(T.i64, self._heap_bytes)
 
     def slot(self, t: ir.Type) -> ir.Value:
         """A stack slot for one scalar (promoted to a register by mem2reg)."""
@@ -164,7 +202,8 @@ class Lowering:
             if self.b.block.is_terminated:
                 break
         if not self.b.block.is_terminated:
-            self.b.ret_void()
+            self.ret()
+        self.finish()
 
 
 def expensive(tile: Tile) -> bool:

@@ -49,6 +49,17 @@ def f32_to_bf16_bits(value: float) -> int:
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
 
 
+def bit_width(t: ir.Type) -> int:
+    """Bit width of an LLVM scalar type (pointers count as 64)."""
+    if isinstance(t, ir.IntType):
+        return t.width
+    if isinstance(t, ir.HalfType):
+        return 16
+    if isinstance(t, ir.FloatType):
+        return 32
+    return 64
+
+
 def storage_type(t: Element, *, bf16_as_int: bool = True) -> ir.Type:
     """The LLVM type that holds one element in memory and in registers."""
     if isinstance(t, PointerType):

@@ -262,7 +262,7 @@ def _while(lw: Lowering, op: O.WhileOp) -> None:
 
 
 def _return(lw: Lowering, op: O.ReturnOp) -> None:
-    lw.b.ret_void()
+    lw.ret()
 
 
 def _terminator_outside_region(lw: Lowering, op: Op) -> None:

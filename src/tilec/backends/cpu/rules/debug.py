@@ -136,7 +136,7 @@ def _assert(lw: Lowering, op: O.AssertOp) -> None:
     b.store(linear, b.gep(lw.status, [ir.Constant(T.i64, 1)], source_etype=T.i64))
     b.branch(leave)
     b.position_at_end(leave)
-    b.ret_void()
+    lw.ret()
     b.position_at_end(cont)
 
 
