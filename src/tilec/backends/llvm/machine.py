@@ -99,8 +99,10 @@ def optimize(ref: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> Non
 
 
 def emit_object(ref: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
-    return bytes(tm.emit_object(ref))
+    with _lock:  # the cached target machine is shared by every compiling thread
+        return bytes(tm.emit_object(ref))
 
 
 def emit_assembly(ref: llvm.ModuleRef, tm: llvm.TargetMachine) -> str:
-    return str(tm.emit_assembly(ref))
+    with _lock:
+        return str(tm.emit_assembly(ref))
