@@ -86,3 +86,14 @@ def test_python_api_compiles_for_the_cpu(kernel_file):
     compiled = tilec.compile(_kernel(kernel_file), "*fp32:16, *fp32:16, i32, FACTOR=2", num_warps=2)
     assert compiled.metadata.options.num_warps == 2
     assert {"tir", "llir", "obj"} <= set(compiled.asm)
+
+
+def test_cli_emits_ptx_for_an_offline_cuda_target(kernel_file, capsys):
+    ref = f"{kernel_file}:scale"
+    rc = cli.main(["compile", ref, "-s", "*fp32:16, *fp32:16, i32, FACTOR=3", "--stage", "ptx",
+                   "--target", "cuda:sm_80"])  # fmt: skip
+    captured = capsys.readouterr()
+    if rc != 0 and "PTX" not in captured.err and "toolchain" in captured.err.lower():
+        pytest.skip(f"no CUDA toolchain here: {captured.err.strip()}")
+    assert rc == 0, captured.err
+    assert ".target sm_80" in captured.out and ".entry scale" in captured.out
