@@ -48,6 +48,10 @@ class UnsupportedFeature(CompileError):
     """A language feature that tilec does not implement yet (never silently wrong)."""
 
 
+class UnsupportedName(UnsupportedFeature, AttributeError):
+    """A Triton name tilec does not provide; also an AttributeError, so ``hasattr`` is False."""
+
+
 class LoweringError(TilecError):
     """A tilec bug: IR that a backend cannot lower. The IR is attached as a note."""
 

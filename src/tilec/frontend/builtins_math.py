@@ -76,7 +76,7 @@ def _float_operands(ctx: Any, name: str, args: list[Any], ints: bool, floats: bo
     return out
 
 
-def apply_math(ctx: Any, fn: str, args: list[Any]) -> Tensor:
+def apply_math(ctx: Any, fn: str, args: list[Any], fast: bool = False) -> Tensor:
     """Emit the MathOp ``fn`` on ``args`` after promotion and broadcasting."""
     spec = MATH_FUNCTIONS[fn]
     if len(args) != spec.arity:
@@ -87,32 +87,35 @@ def apply_math(ctx: Any, fn: str, args: list[Any]) -> Tensor:
         x, e = S.broadcast_pair(ctx.b, x, e)
         return Tensor(ctx.b.math(fn, x.value, e.value))
     ops = _float_operands(ctx, fn, args, spec.ints, spec.floats)
-    return Tensor(ctx.b.math(fn, *(t.value for t in ops)))
+    return Tensor(ctx.b.math(fn, *(t.value for t in ops), fast=fast and ops[0].dtype == T.float32))
 
 
-def math_function(fn: str, name: str | None = None, member: bool = False) -> Builtin:
+def math_function(
+    fn: str, name: str | None = None, member: bool = False, fast: bool = False
+) -> Builtin:
     """A builtin calling the MathOp ``fn``; parameters are named x, y, z like Triton's."""
     arity = MATH_FUNCTIONS[fn].arity
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     sig = inspect.Signature([inspect.Parameter(p, kind) for p in ("x", "y", "z")[:arity]])
 
     def impl(ctx: Any, *args: Any) -> Tensor:
-        return apply_math(ctx, fn, list(args))
+        return apply_math(ctx, fn, list(args), fast)
 
     impl.__doc__ = f"Elementwise {fn}."
     return builtin(name or fn, member=member, signature=sig)(impl)
 
 
-# Triton's core math (also tensor methods) -------------------------------------------------
-exp = math_function("exp", member=True)
-exp2 = math_function("exp2", member=True)
-log = math_function("log", member=True)
-log2 = math_function("log2", member=True)
+# Triton's core math (also tensor methods); like Triton's, exp/log/sqrt on fp32 may use the
+# hardware approximations (MathOp.fast), while sqrt_rn, div_rn and libdevice are exact
+exp = math_function("exp", member=True, fast=True)
+exp2 = math_function("exp2", member=True, fast=True)
+log = math_function("log", member=True, fast=True)
+log2 = math_function("log2", member=True, fast=True)
 cos = math_function("cos", member=True)
 sin = math_function("sin", member=True)
-sqrt = math_function("sqrt", member=True)
+sqrt = math_function("sqrt", member=True, fast=True)
 sqrt_rn = math_function("sqrt_rn", member=True)
-rsqrt = math_function("rsqrt", member=True)
+rsqrt = math_function("rsqrt", member=True, fast=True)
 erf = math_function("erf", member=True)
 floor = math_function("floor", member=True)
 ceil = math_function("ceil", member=True)

@@ -134,5 +134,7 @@ def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
         return struct_attribute(base, attr)
     try:
         return unwrap(getattr(base, attr))
+    except CompileError:  # e.g. UnsupportedName: a Triton name tilec does not provide
+        raise
     except AttributeError:
         raise CompileError(f"{type(base).__name__} has no attribute '{attr}'") from None

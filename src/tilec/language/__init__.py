@@ -77,9 +77,9 @@ _UNSUPPORTED = {
 
 def __getattr__(name: str) -> object:
     if name in _UNSUPPORTED:
-        from ..errors import UnsupportedFeature
+        from ..errors import UnsupportedName
 
-        raise UnsupportedFeature(f"{_UNSUPPORTED[name]} is not supported by tilec")
+        raise UnsupportedName(f"{_UNSUPPORTED[name]} is not supported by tilec")
     raise AttributeError(f"module 'tilec.language' has no attribute {name!r}")
 
 

@@ -26,11 +26,9 @@ def __getattr__(name: str) -> Any:
     """Functions are created on first use, so importing this module does no work."""
     fn = _ALIASES.get(name, name)
     if fn not in MATH_FUNCTIONS:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        from ...errors import UnsupportedFeature
+        from ...errors import UnsupportedName
 
-        raise UnsupportedFeature(f"libdevice.{name} is not supported by tilec")
+        raise UnsupportedName(f"libdevice.{name} is not supported by tilec")
     if name not in _cache:
         _cache[name] = math_function(fn, name)
     return _cache[name]
