@@ -29,10 +29,14 @@ _DECLARE = re.compile(r'^declare [^@]*@"?([\w.$]+)"?\(', re.M)
 _NEEDS_AFN = re.compile(r"call (?![^@]*\bafn\b)[^@]*@\"?llvm\.(sin|cos|tanh)\.")
 
 
-def check_callees(llir: str) -> None:
+# intrinsics that select only from some architecture on (tanh.approx.f32 needs sm_75)
+_MIN_ARCH = {"llvm.tanh.f32": 75}
+
+
+def check_callees(llir: str, arch: int = 80) -> None:
     """Refuse any declared function LLVM might fail to select (it would abort Python)."""
     for name in _DECLARE.findall(llir):
-        if not _ALLOWED.fullmatch(name):
+        if not _ALLOWED.fullmatch(name) or arch < _MIN_ARCH.get(name, 0):
             raise LoweringError(
                 f"refusing to hand LLVM an unvetted callee @{name} (it could abort)"
             )
@@ -106,7 +110,7 @@ def _link_libdevice(mod, names: frozenset[str], arch: str, ptx_version: int, ker
 
 def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, str]:
     """Optimize ``llir`` and emit PTX; returns (optimized LLVM IR, PTX)."""
-    check_callees(llir)
+    check_callees(llir, int(re.sub(r"\D", "", arch) or 0))
     llvm = _llvm()
     with _LOCK:  # LLVM's global state (options, contexts) is not reentrant across threads
         tm = target_machine(arch, ptx_version)

@@ -54,7 +54,9 @@ _LIBDEVICE_NAMES = {
 }
 
 
-def apply(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool) -> ir.Value:
+def apply(
+    b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool, arch: int = 80
+) -> ir.Value:
     """``fn`` applied to one element of type ``elem``."""
     if elem.is_int():
         return _integer(b, fn, args, elem)
@@ -73,12 +75,14 @@ def apply(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast
         "copysign",
     ):
         wide = [b.fpext(a, F32) if is_float(a.type) else a for a in args]
-        out = _float(b, fn, wide, 32, fast)
+        out = _float(b, fn, wide, 32, fast, arch)
         return b.fptrunc(out, args[0].type) if is_float(out.type) else out
-    return _float(b, fn, args, elem.bits, fast)
+    return _float(b, fn, args, elem.bits, fast, arch)
 
 
-def _float(b: ir.IRBuilder, fn: str, args: list[ir.Value], bits: int, fast: bool) -> ir.Value:
+def _float(
+    b: ir.IRBuilder, fn: str, args: list[ir.Value], bits: int, fast: bool, arch: int
+) -> ir.Value:
     x = args[0]
     ty = x.type
     f32 = bits == 32
@@ -102,7 +106,9 @@ def _float(b: ir.IRBuilder, fn: str, args: list[ir.Value], bits: int, fast: bool
         return b.fdiv(ir.Constant(F32, 1.0), root, flags=("arcp", "afn"))
     if f32 and fn in ("exp", "exp2", "log", "log2"):
         return _fast_exp_log(b, fn, x)
-    if f32 and fast and fn in ("sin", "cos", "tanh"):
+    if (
+        f32 and fast and (fn in ("sin", "cos") or (fn == "tanh" and arch >= 75))
+    ):  # tanh.approx: sm_75+
         return b.call(intr.declare(b, f"llvm.{fn}.f32", F32, [F32]), [x], fastmath=("afn",))
     if fn == "fdiv_ieee":
         return b.fdiv(args[0], args[1])

@@ -59,7 +59,7 @@ def _compare(L: Lowering, op: Op) -> None:
 def _math(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.MathOp)
     elem = _scalar_elem(op)
-    elementwise(L, op, lambda a: math_functions.apply(L.b, op.fn, a, elem, op.fast))
+    elementwise(L, op, lambda a: math_functions.apply(L.b, op.fn, a, elem, op.fast, L.arch))
 
 
 def _select(L: Lowering, op: Op) -> None:
