@@ -129,3 +129,14 @@ def test_launch_options_in_any_order_share_one_kernel(add, fake):
     assert k1 is k2 and k1 is not k3
     assert k1.metadata.options.num_warps == 2 and k3.metadata.options.num_warps == 8
     assert fake.STATS.compiles == 2
+
+
+def test_float_beyond_fp32_is_a_usage_error(fake):
+    def takes_float(x, a):
+        pass
+
+    PROGRAMS["takes_float"] = lambda args, pid, grid: None
+    k = tilec.jit(takes_float)
+    k[(1,)](np.zeros(1, np.float32), float("inf"))  # inf is an fp32 value
+    with pytest.raises(UsageError, match="a=1e\\+40 does not fit in fp32"):
+        k[(1,)](np.zeros(1, np.float32), 1e40)
