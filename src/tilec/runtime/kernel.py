@@ -148,18 +148,18 @@ class CpuKernel(LaunchedKernel):
         buf = entry[0]
         try:
             self._pack(buf, values)
-        except struct.error as exc:  # e.g. a finite float beyond fp32's range
+        except (struct.error, OverflowError) as exc:  # e.g. a finite float beyond fp32
             raise self._pack_error(values, exc) from None
         self._run(self._address, entry[1], g, self._threads, entry[2])
         if self._has_asserts and buf[self._slots]:
             self._raise_assert(buf, g)
         pool.append(entry)
 
-    def _pack_error(self, values: tuple[Any, ...], exc: struct.error) -> UsageError:
+    def _pack_error(self, values: tuple[Any, ...], exc: Exception) -> UsageError:
         for i in self._pick:
             try:
                 struct.pack("<" + _slot_format(self.params[i]), values[i])
-            except struct.error:
+            except (struct.error, OverflowError):
                 p = self.params[i]
                 return UsageError(f"{self.name}: {p.name}={values[i]!r} does not fit in {p.type}")
         return UsageError(f"{self.name}: cannot pack the arguments ({exc})")
