@@ -25,10 +25,16 @@ Launch = Callable[..., Any]
 
 @dataclass(frozen=True)
 class Parameter:
+    """One kernel parameter (Triton's ``KernelParam``)."""
+
     name: str
     constexpr: bool
     do_not_specialize: bool
     default: Any = inspect.Parameter.empty
+
+    @property
+    def is_constexpr(self) -> bool:
+        return self.constexpr
 
 
 class _Never:
