@@ -1,4 +1,4 @@
-"""Equivalents of Triton's tutorials 01-06, written the way a Triton user writes them.
+"""Equivalents of Triton's tutorials 01-07, written the way a Triton user writes them.
 
 Only ``triton`` / ``tl`` names appear in the kernels (``import tilec as triton``), and the host
 functions take caller-allocated arrays (numpy, torch CPU or CUDA tensors), so the same module
@@ -11,6 +11,7 @@ import math
 
 import tilec as triton
 import tilec.language as tl
+from tilec.language.extra import libdevice
 
 
 def stride(a, dim: int) -> int:
@@ -535,3 +536,19 @@ def attention_block_ptr(q, k, v, out, causal: bool, sm_scale: float, block=(16, 
         q, k, v, sm_scale, out, *strides, H, n_ctx,
         HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
     )  # fmt: skip
+
+
+# --- 07 extern functions (libdevice) -------------------------------------------------------------
+
+
+@triton.jit
+def asin_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    in_bounds = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=in_bounds)
+    tl.store(y_ptr + offsets, libdevice.asin(x), mask=in_bounds)
+
+
+def asin(x, out, block_size: int = 256) -> None:
+    n = numel(out)
+    asin_kernel[(triton.cdiv(n, block_size),)](x, out, n, BLOCK_SIZE=block_size)

@@ -125,6 +125,13 @@ def run_attention_block_ptr(dev):
     close(out, ref, 2e-3, 2e-3)  # loose enough for tf32 dots on a GPU
 
 
+def run_asin(dev):
+    x = torch.rand(700, device=dev) * 2 - 1
+    out = nan_tensor(dev, 700)
+    kernels.asin(x, out)
+    close(out, torch.asin(x.double()), 1e-6, 1e-7)
+
+
 PLAIN_RUNS = {
     "add_kernel": run_add,
     "softmax_kernel": run_softmax,
@@ -137,6 +144,7 @@ PLAIN_RUNS = {
     "layer_norm_bwd_dwdb_kernel": run_layer_norm_bwd,
     "attn_fwd_kernel": run_attention,
     "attn_fwd_block_ptr_kernel": run_attention_block_ptr,
+    "asin_kernel": run_asin,
 }
 RUNS = sorted(set(PLAIN_RUNS.values()), key=lambda f: f.__name__)
 

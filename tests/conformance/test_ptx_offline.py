@@ -37,6 +37,7 @@ SIGNATURES = {
     " HEAD_DIM=64, BLOCK_M=64, BLOCK_N=32, STAGE=3",
     "attn_fwd_block_ptr_kernel": f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, {ints(18)},"
     " HEAD_DIM=64, BLOCK_M=64, BLOCK_N=32, CAUSAL=False",
+    "asin_kernel": "*fp32:16, *fp32:16, i32, BLOCK_SIZE=1024",
 }
 
 
