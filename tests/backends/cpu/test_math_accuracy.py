@@ -13,13 +13,13 @@ from .support import elementwise_kernel, run_elementwise
 
 REFERENCE = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sin": np.sin,
-    "cos": np.cos, "tanh": np.tanh,
+    "cos": np.cos, "tanh": np.tanh, "erf": np.vectorize(math.erf),
 }  # fmt: skip
 RANGES = {
     "exp": (-104, 88.7), "exp2": (-150, 127.9), "log": (1e-30, 1e30), "log2": (1e-30, 1e30),
-    "sin": (-1e5, 1e5), "cos": (-1e5, 1e5), "tanh": (-12, 12),
+    "sin": (-1e5, 1e5), "cos": (-1e5, 1e5), "tanh": (-12, 12), "erf": (-5, 5),
 }  # fmt: skip
-MAX_ULP = {"exp": 2, "exp2": 2, "log": 2, "log2": 3, "sin": 3, "cos": 3, "tanh": 3}
+MAX_ULP = {"exp": 2, "exp2": 2, "log": 2, "log2": 3, "sin": 3, "cos": 3, "tanh": 3, "erf": 3}
 
 
 def _ulp_error(got: np.ndarray, want: np.ndarray) -> np.ndarray:

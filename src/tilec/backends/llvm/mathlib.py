@@ -239,6 +239,24 @@ def cos_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return _sincos_specials(b, x, v)
 
 
+# erf(x)/x as a polynomial in x*x on [0, 1], and log(erfc(x)) as a polynomial in x on
+# [1, 3.95]: least-squares fits made for tilec (weighted relative error), each under 1 ulp
+_ERF_SMALL = [-0.0005625399062409997, 0.004916026722639799, -0.02670995518565178,
+              0.11280130594968796, -0.37612318992614746, 1.1283791065216064]  # fmt: skip
+_LOG_ERFC = [1.6337403394572902e-06, -4.596761573338881e-05, 0.0005958483088761568,
+             -0.004754196386784315, 0.026403207331895828, -0.11004400998353958,
+             -0.6318690776824951, -1.130205512046814, 0.0003126041847281158]  # fmt: skip
+
+
+def erf_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    ax = call_unary(b, "fabs", x)
+    small = b.fmul(x, poly(b, b.fmul(x, x), _ERF_SMALL))
+    big = b.fsub(c(1.0), exp_f32(b, poly(b, ax, _LOG_ERFC)))
+    big = b.select(b.fcmp_ordered(">=", ax, c(3.95)), c(1.0), big)
+    big = call_same(b, "copysign", big, x)
+    return b.select(b.fcmp_ordered("<", ax, c(1.0)), small, big)
+
+
 def erfinv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """Inverse error function (M. Giles' single-precision approximation), in x's float type."""
     t = x.type
@@ -294,4 +312,5 @@ POLYNOMIAL_F32 = {
     "tanh": tanh_f32,
     "sin": sin_f32,
     "cos": cos_f32,
+    "erf": erf_f32,
 }
