@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _run(*args: str) -> dict:
-    env = {"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
     out = subprocess.run(
         [sys.executable, str(WORKER), *args], capture_output=True, text=True, env=env, timeout=120
     )
@@ -68,7 +69,7 @@ def test_concurrent_processes_never_read_a_torn_entry(tmp_path):
             [sys.executable, str(WORKER), "hammer", str(tmp_path), str(w), "15"],
             stdout=subprocess.PIPE,
             text=True,
-            env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+            env={**os.environ, "PYTHONPATH": str(SRC)},
         )
         for w in range(4)
     ]

@@ -114,6 +114,7 @@ def test_tensor_descriptor_validation():
 
 
 def test_triton_style_names_resolve_in_a_fresh_process():
+    import os
     import subprocess
     import sys
     from pathlib import Path
@@ -128,7 +129,7 @@ def test_triton_style_names_resolve_in_a_fresh_process():
         "print('ok')\n"
     )
     src = Path(__file__).resolve().parents[2] / "src"
-    env = {"PYTHONPATH": str(src), "TILEC_BACKEND": "cpu", "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "PYTHONPATH": str(src), "TILEC_BACKEND": "cpu"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.stdout.strip() == "ok", out.stderr
 
