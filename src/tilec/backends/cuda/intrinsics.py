@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .types import F32, I1, I32, VOID
+from .types import F32, I32, VOID
 
 
 def declare(b: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
@@ -115,6 +115,3 @@ def asm(
 ) -> ir.Value:
     fnty = ir.FunctionType(ret, [a.type for a in args])
     return b.asm(fnty, text, constraints, args, side_effect)
-
-
-__all__ = ["I1", "asm", "barrier", "declare", "shuffle_up", "shuffle_xor", "sreg"]

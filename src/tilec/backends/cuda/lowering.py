@@ -310,6 +310,3 @@ def shape(v: Value) -> tuple[int, ...]:
 
 def mem_type(v: Value) -> ir.Type:
     return memory_type(element_of(v.type))
-
-
-__all__ = ["SHARED_PTR", "Lowering", "Tile", "element_bytes", "mem_type", "shape"]

@@ -17,7 +17,7 @@ from ...ir.core import Op
 from ...ir.types import Kind, PointerType, ScalarType, TileType, element_of
 from . import intrinsics as intr
 from .lowering import Lowering, Rule, Tile
-from .types import I1, I32
+from .types import I1
 
 _SEM = {"acq_rel": ".acq_rel", "acquire": ".acquire", "release": ".release", "relaxed": ".relaxed"}
 _SCOPE = {"gpu": ".gpu", "cta": ".cta", "sys": ".sys"}
@@ -204,5 +204,3 @@ def _cas(L: Lowering, op: Op) -> None:
 
 
 RULES: dict[type, Rule] = {O.AtomicRMWOp: _rmw, O.AtomicCASOp: _cas}
-
-__all__ = ["I32", "RULES"]

@@ -139,18 +139,14 @@ def _broadcast(L: Lowering, op: Op) -> None:
 def _expand_dims(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.ExpandDimsOp) and isinstance(op.result.type, TileType)
     got = L.env[op.operands[0]]
-    if not isinstance(got, Tile):
-        raise_scalar_expand(op)
-    assert isinstance(got, Tile)
+    if not isinstance(got, Tile):  # a scalar becomes a one-element tile
+        layout = L.want(op.result)
+        keys = L.keys(layout, op.result.type.shape)
+        L.set(op.result, Tile(layout, op.result.type.shape, dict.fromkeys(keys, got)))
+        return
     layout = expand(got.layout, op.axis)
     regs = {(*k[: op.axis], 0, *k[op.axis :]): v for k, v in got.regs.items()}
     L.set(op.result, Tile(layout, op.result.type.shape, regs))
-
-
-def raise_scalar_expand(op: Op) -> None:
-    from ...errors import LoweringError
-
-    raise LoweringError("expand_dims of a scalar", op.loc)
 
 
 def _assume(L: Lowering, op: Op) -> None:

@@ -11,7 +11,8 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import TileType
-from .lowering import Lowering, Rule, Tile
+from .layout import Blocked, DimMap
+from .lowering import Lowering, Rule
 from .types import I32
 
 
@@ -55,21 +56,18 @@ def _join(L: Lowering, op: Op) -> None:
 
 def _split(L: Lowering, op: Op) -> None:
     src = L.tile(op.operands[0])
+    if not isinstance(op.results[0].type, TileType):  # a [2] tile splits into two scalars
+        both = L.remap([src], Blocked((DimMap(spt=2),), (0,)), (2,), lambda c: c[0])
+        for half, result in enumerate(op.results):
+            L.set(result, both.regs[(half,)])
+        return
     for half, result in enumerate(op.results):
-        out = _shape(result) if isinstance(result.type, TileType) else ()
-        if not out:
-            raise_scalar(op)
+        out = _shape(result)
 
         def index(c: list[ir.Value], half: int = half) -> ir.Value:
             return L.linear([*c, ir.Constant(I32, half)], src.shape)
 
         L.set(result, L.remap([src], L.want(result), out, index))
-
-
-def raise_scalar(op: Op) -> None:
-    from ...errors import UnsupportedFeature
-
-    raise UnsupportedFeature("split into scalars", op.loc)
 
 
 def _cat(L: Lowering, op: Op) -> None:
@@ -99,5 +97,3 @@ RULES: dict[type, Rule] = {
     O.CatOp: _cat,
     O.FlipOp: _flip,
 }
-
-__all__ = ["RULES", "Tile"]

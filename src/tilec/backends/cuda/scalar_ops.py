@@ -12,7 +12,7 @@ from ...errors import UnsupportedFeature
 from ...ir import ops as O
 from ...ir.types import Element, Kind, PointerType, ScalarType
 from . import intrinsics as intr
-from .types import F32, I1, llvm_type
+from .types import F32, llvm_type
 
 _INT_BIN = {
     O.BinaryKind.ADD: "add", O.BinaryKind.SUB: "sub", O.BinaryKind.MUL: "mul",
@@ -174,6 +174,3 @@ def constant(value: bool | int | float, elem: Element) -> ir.Constant:
             v -= 1 << elem.bits  # LLVM spells integer constants signed
         return ir.Constant(ty, v)
     raise UnsupportedFeature(f"constant of type {elem}")
-
-
-__all__ = ["I1", "binary", "bitcast", "cast", "compare", "constant"]
