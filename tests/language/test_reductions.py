@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tilec
 import tilec.language as tl
@@ -174,3 +175,22 @@ def test_argmax_argmin_tie_breaking():
     ties[(1,)](x, left, right, N=64)
     assert left[0] == np.argmax(x)
     assert right[0] == 63 - np.argmin(x[::-1])
+
+
+@jit
+def sort_rows(x_ptr, asc_ptr, top_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(asc_ptr + offs, x.sort(dim=1))
+    tl.store(
+        top_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K, dim=1)
+    )
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float16"])
+def test_sort_rows_of_a_2d_tile(dtype):
+    x = random((4, 32), dtype, -1000, 1000)
+    asc, top = poisoned((4, 32), dtype), poisoned((4, 8), dtype)
+    sort_rows[(1,)](x, asc, top, M=4, N=32, K=8)
+    np.testing.assert_array_equal(asc, np.sort(x, axis=1))
+    np.testing.assert_array_equal(top, np.sort(x, axis=1)[:, ::-1][:, :8])

@@ -220,28 +220,37 @@ def _int_of(dtype):
     ]
 
 
+def _log2(n):
+    return n.bit_length() - 1
+
+
 @library
-def _rank(x, descending: constexpr):
-    # rank[..., i] = how many elements sort before element i (ties keep input order)
+def _merge_step(x, stage: constexpr, step: constexpr, descending: constexpr):
+    # one compare-exchange layer of a bitonic network on the last dimension of a 1-D/2-D tile:
+    # partners differ in bit `step`; a pair sorts ascending when bit `stage` of its index is 0
     n = x.shape[-1]
-    xi = tl.expand_dims(x, len(x.shape))
-    xj = tl.expand_dims(x, len(x.shape) - 1)
-    ii = tl.arange(0, n)[:, None]
-    jj = tl.arange(0, n)[None, :]
-    if descending:
-        before = (xj > xi) | ((xj == xi) & (jj < ii))
+    inner = 1 << step
+    outer = n // (2 * inner)
+    if len(x.shape) == 1:
+        pairs = tl.permute(tl.reshape(x, (outer, 2, inner)), (0, 2, 1))
+        block = tl.arange(0, outer)[:, None]
     else:
-        before = (xj < xi) | ((xj == xi) & (jj < ii))
-    return sum(before.to(tl.int32), len(x.shape))
-
-
-@library
-def _gather_by_rank(x, rank, k: constexpr):
-    # out[..., r] = the element whose rank is r, for r < k (exact: xor of one value and zeros)
-    bits = x.to(_int_of(x.dtype), bitcast=True)
-    hit = tl.expand_dims(rank, len(x.shape)) == tl.arange(0, k)[None, :]
-    picked = tl.where(hit, tl.expand_dims(bits, len(x.shape)), 0)
-    return xor_sum(picked, len(x.shape) - 1).to(x.dtype, bitcast=True)
+        pairs = tl.permute(tl.reshape(x, (x.shape[0], outer, 2, inner)), (0, 1, 3, 2))
+        block = tl.arange(0, outer)[None, :, None]
+    lo, hi = tl.split(pairs)
+    if stage == _log2(n):
+        up = not descending
+    else:
+        up = ((block >> (stage - step - 1)) & 1) == 0
+    swap = lo > hi
+    small = tl.where(swap, hi, lo)
+    large = tl.where(swap, lo, hi)
+    first = tl.where(up, small, large)
+    second = tl.where(up, large, small)
+    joined = tl.join(first, second)
+    if len(x.shape) == 1:
+        return tl.reshape(tl.permute(joined, (0, 2, 1)), x.shape)
+    return tl.reshape(tl.permute(joined, (0, 1, 3, 2)), x.shape)
 
 
 @library(member=True)
@@ -250,7 +259,11 @@ def sort(x, dim: constexpr = None, descending: constexpr = False):
         dim is None or dim == len(x.shape) - 1 or dim == -1, "sort supports only the last dimension"
     )
     tl.static_assert(len(x.shape) <= 2, "sort supports 1-D and 2-D tiles")
-    return _gather_by_rank(x, _rank(x, descending), x.shape[-1])
+    stages = _log2(x.shape[-1])
+    for stage in tl.static_range(1, stages + 1):
+        for k in tl.static_range(stage):
+            x = _merge_step(x, stage, stage - 1 - k, descending)
+    return x
 
 
 @library(member=True)
@@ -259,7 +272,17 @@ def topk(x, k: constexpr, dim: constexpr = None):
         dim is None or dim == len(x.shape) - 1 or dim == -1, "topk supports only the last dimension"
     )
     tl.static_assert(len(x.shape) <= 2, "topk supports 1-D and 2-D tiles")
-    return _gather_by_rank(x, _rank(x, True), k)
+    ordered = sort(x, descending=True)
+    n = x.shape[-1]
+    # keep the first k: view as rows of k and take row 0 (exact: xor of one value and zeros)
+    bits = ordered.to(_int_of(x.dtype), bitcast=True)
+    if len(x.shape) == 1:
+        rows = tl.reshape(bits, (n // k, k))
+        first = tl.where(tl.arange(0, n // k)[:, None] == 0, rows, 0)
+        return xor_sum(first, 0).to(x.dtype, bitcast=True)
+    rows = tl.reshape(bits, (x.shape[0], n // k, k))
+    first = tl.where(tl.arange(0, n // k)[None, :, None] == 0, rows, 0)
+    return xor_sum(first, 1).to(x.dtype, bitcast=True)
 
 
 @library(member=True)
