@@ -245,7 +245,15 @@ class Lowering:
         elem_ty = next(iter(tiles[0].regs.values())).type
         store_ty = I8 if elem_ty == ir.IntType(1) else elem_ty
         total = sum(_numel(t.shape) for t in tiles)
-        base = self.smem(total * _type_bytes(store_ty))
+        # one padding element every 128 bytes of 4- and 8-byte data: strided accesses (a
+        # transpose, a column) then spread over the 32 banks instead of hitting one
+        shift = {4: 5, 8: 4}.get(_type_bytes(store_ty))
+        size = total + ((total - 1) >> shift) + 1 if shift else total
+        base = self.smem(size * _type_bytes(store_ty))
+
+        def padded(i: ir.Value) -> ir.Value:
+            return self.b.add(i, self.b.lshr(i, _c(shift))) if shift else i
+
         self.barrier()
         start = 0
         for t in tiles:
@@ -254,12 +262,12 @@ class Lowering:
                 if start:
                     idx = self.b.add(idx, _c(start))
                 val = self.b.zext(reg, I8) if store_ty is not elem_ty else reg
-                self.b.store(val, self.smem_ptr(base, idx, store_ty))
+                self.b.store(val, self.smem_ptr(base, padded(idx), store_ty))
             start += _numel(t.shape)
         self.barrier()
         regs = {}
         for key in self.keys(layout, shape):
-            idx = source_index(self.coord(layout, shape, key))
+            idx = padded(source_index(self.coord(layout, shape, key)))
             val = self.b.load(self.smem_ptr(base, idx, store_ty), typ=store_ty)
             regs[key] = self.b.trunc(val, elem_ty) if store_ty is not elem_ty else val
         return Tile(layout, shape, regs)
