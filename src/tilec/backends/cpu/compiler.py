@@ -10,6 +10,7 @@ from ...ir.verify import verify
 from ..artifacts import CompiledKernel, KernelMetadata, Stage
 from ..llvm import machine
 from ..target import CompileOptions, Target
+from .nest import self_referencing_loop_ids
 from .program import build_module
 
 
@@ -38,7 +39,7 @@ class CpuCompiler:
         triple = target.triple or host.triple
         tm = machine.target_machine(triple, target.arch or "generic", target.features)
         llmod, symbol, asserts = build_module(func, triple, str(tm.target_data), target.features)
-        ref = machine.parse_and_verify(llmod, tm, triple)
+        ref = machine.parse_and_verify(llmod, tm, triple, self_referencing_loop_ids)
         machine.optimize(ref, tm, 3)
         asm: dict[str, str | bytes] = {
             Stage.TIR.value: print_ir(module),

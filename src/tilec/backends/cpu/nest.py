@@ -8,6 +8,7 @@ stores the loop vectorizer turns into SIMD) and the rest with it known false (or
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -22,9 +23,12 @@ Body = Callable[[Scope, Index], None]
 
 @contextlib.contextmanager
 def counted_loop(
-    b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, name: str = "i"
+    b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, name: str = "i", unroll: bool = True
 ) -> Iterator[ir.Value]:
-    """``for i in range(lo, hi)`` over i64; the body is emitted inside the ``with``."""
+    """``for i in range(lo, hi)`` over i64; the body is emitted inside the ``with``.
+
+    ``unroll=False`` keeps LLVM from unrolling a rarely run loop (the vectorizer still runs),
+    which keeps code size and compile time down."""
     fn = b.function
     pre = b.block
     header = fn.append_basic_block(f"{name}.head")
@@ -40,8 +44,27 @@ def counted_loop(
     nxt = b.add(i, ir.Constant(T.i64, 1))
     nxt.flags.extend(["nuw", "nsw"])
     i.add_incoming(nxt, b.block)
-    b.branch(header)
+    latch = b.branch(header)
+    if not unroll:
+        latch.set_metadata("llvm.loop", _no_unroll(b.module))
     b.position_at_end(exit_)
+
+
+def _no_unroll(module: ir.Module) -> ir.MDValue:
+    # LLVM wants a loop ID to be a distinct node naming itself first, which llvmlite cannot
+    # build: a unique "tilec.loop.N" string stands in and program.py rewrites it in the text
+    option = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    tag = ir.MetaDataString(module, f"{LOOP_ID_TAG}{len(module.metadata)}")
+    return module.add_metadata([tag, option])
+
+
+LOOP_ID_TAG = "tilec.loop."
+_LOOP_ID = re.compile(r'^(![0-9]+) = !\{ ?!"' + re.escape(LOOP_ID_TAG) + r'[0-9]+", ', re.M)
+
+
+def self_referencing_loop_ids(text: str) -> str:
+    """Turn the stand-in loop IDs of :func:`_no_unroll` into ``distinct !{!N, ...}``."""
+    return _LOOP_ID.sub(lambda m: f"{m.group(1)} = distinct !{{ {m.group(1)}, ", text)
 
 
 @dataclass(frozen=True)
@@ -186,10 +209,10 @@ def _split_row(
     b.branch(done)
     b.position_at_end(partial)
     if skip_masked_off:
-        with counted_loop(b, row.zero, lim, "on") as i:
+        with counted_loop(b, row.zero, lim, "on", unroll=False) as i:
             body(Scope(b, {id(split): True}, parent=row), (*idx, i))
     else:
-        with counted_loop(b, row.zero, row.const(n), "some") as i:
+        with counted_loop(b, row.zero, row.const(n), "some", unroll=False) as i:
             body(Scope(b, parent=row), (*idx, i))
     b.branch(done)
     b.position_at_end(done)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -63,9 +64,17 @@ def new_target_machine(triple: str, cpu: str, features: str, opt: int = 3) -> ll
     )
 
 
-def parse_and_verify(module: ir.Module, tm: llvm.TargetMachine, triple: str) -> llvm.ModuleRef:
-    """Parse llvmlite.ir text and run LLVM's verifier; errors become LoweringErrors."""
+def parse_and_verify(
+    module: ir.Module,
+    tm: llvm.TargetMachine,
+    triple: str,
+    fix_text: Callable[[str], str] | None = None,
+) -> llvm.ModuleRef:
+    """Parse llvmlite.ir text (after ``fix_text``) and run LLVM's verifier; errors become
+    LoweringErrors."""
     text = str(module)
+    if fix_text is not None:
+        text = fix_text(text)
     try:
         ref = llvm.parse_assembly(text)
         ref.triple = triple
