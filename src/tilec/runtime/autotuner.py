@@ -42,6 +42,7 @@ class Autotuner(KernelInterface):
         self.base = _base_jit(fn)
         self.arg_names = self.base.arg_names
         self.configs = list(configs) or [Config({})]
+        self._tuned_names = frozenset(k for c in self.configs for k in c.kwargs)
         self.keys = list(key)
         for name in [*self.keys, *(reset_to_zero or ()), *(restore_value or ())]:
             if name not in self.arg_names:
@@ -70,6 +71,12 @@ class Autotuner(KernelInterface):
     # ------------------------------------------------------------------ launch
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> Any:
         warmup = bool(kwargs.pop("warmup", False))
+        conflicts = self._tuned_names.intersection(kwargs)
+        if conflicts:
+            raise UsageError(
+                f"{self.__name__}: {sorted(conflicts)} are both passed and tuned by autotune; "
+                "remove them from the call or from the configs"
+            )
         named = self._named(args, kwargs)
         key = self._tuning_key(named)
         config = self.cache.get(key)
@@ -81,12 +88,6 @@ class Autotuner(KernelInterface):
                     _zero(named[name])
             self.cache[key] = config
         self.best_config = config
-        conflicts = set(kwargs) & set(config.kwargs)
-        if conflicts:
-            raise UsageError(
-                f"{self.__name__}: {sorted(conflicts)} are both passed and tuned by autotune; "
-                "remove them from the call or from the configs"
-            )
         full = {**kwargs, **config.all_kwargs()}
         if config.pre_hook is not None:
             config.pre_hook({**named, **config.all_kwargs()})
