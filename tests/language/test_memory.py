@@ -113,3 +113,29 @@ def test_bool_memory():
     out = np.zeros(50, bool)
     bool_roundtrip[(1,)](x, out, 50, BLOCK=64)
     np.testing.assert_array_equal(out, ~x)
+
+
+@jit
+def scatter_add(x_ptr, idx_ptr, sum_ptr, min_ptr, cnt_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    i = tl.load(idx_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(sum_ptr + i, x, mask=mask)
+    tl.atomic_min(min_ptr + i, x, mask=mask)
+    tl.atomic_add(cnt_ptr + i, 1, mask=mask)
+
+
+def test_float_and_int64_atomics_under_contention():
+    n = 3000
+    x = random(n, np.float32, -1, 1)
+    idx = random(n, np.int32, 0, 3)
+    sums, mins = np.zeros(4, np.float32), np.full(4, np.inf, np.float32)
+    counts = np.zeros(4, np.int64)
+    scatter_add[(n // 128 + 1,)](x, idx, sums, mins, counts, n, BLOCK=128)
+    for b in range(4):
+        np.testing.assert_allclose(
+            sums[b], x[idx == b].astype(np.float64).sum(), rtol=1e-4, atol=1e-4
+        )
+        assert mins[b] == x[idx == b].min()
+        assert counts[b] == (idx == b).sum()
