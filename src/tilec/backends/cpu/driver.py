@@ -110,14 +110,16 @@ class CpuDriver:
         if not isinstance(obj, bytes):
             raise LaunchError(f"kernel {compiled.name!r} has no object code to load")
         llir = compiled.asm.get(Stage.LLIR.value, "")
-        missing = [n for n in _external_functions(str(llir)) if not _resolve(n)]
+        # a symbol the JIT linker cannot resolve is a fatal LLVM error: check every one first
+        # (code generation may add calls, e.g. fp16 conversions, seen only in the object)
+        needed = set(_external_functions(str(llir)))
+        needed.update(n for n in _CODEGEN_LIBCALLS if n.encode() in obj)
+        missing = sorted(n for n in needed if not _resolve(n))
         if missing:
             raise LaunchError(
                 f"kernel {compiled.name!r} needs C functions this process lacks: "
                 f"{', '.join(missing)}"
             )
-        for name in _CODEGEN_LIBCALLS:
-            _resolve(name)
         host = machine.host_cpu()
         tm = machine.new_target_machine(host.triple, host.name, host.features)
         with _lock:
