@@ -12,6 +12,7 @@ from tilec.backends.cuda.layout import (
     Slice,
     default_layout,
     expand,
+    ownership,
     register_keys,
 )
 
@@ -76,3 +77,36 @@ def test_slice_then_expand_gives_the_parent_back() -> None:
     assert expand(sliced, 1) == parent
     other = expand(sliced, 0)
     assert other.dim_maps()[1] == parent.dims[0] and other.dim_maps()[0].tpw == 1
+
+
+def _layouts() -> list[tuple[Layout, tuple[int, ...], int]]:
+    """Default layouts, their slices and re-expansions, on shapes that replicate data."""
+    out: list[tuple[Layout, tuple[int, ...], int]] = []
+    for shape, warps, vec in [
+        ((16, 16), 4, 16),
+        ((8, 16), 4, 4),
+        ((128,), 4, 4),
+        ((2, 8), 1, 4),
+        ((64, 64), 8, 4),
+    ]:
+        parent = default_layout(shape, warps, vec)
+        out.append((parent, shape, warps))
+        for axis in range(len(shape)):
+            reduced = shape[:axis] + shape[axis + 1 :]
+            if reduced:
+                out.append((Slice(parent, axis), reduced, warps))
+                out.append((expand(Slice(parent, axis), 0), (1, *reduced), warps))
+    return out
+
+
+@pytest.mark.parametrize(("layout", "shape", "num_warps"), _layouts(), ids=str)
+def test_every_element_has_exactly_one_owner(
+    layout: Layout, shape: tuple[int, ...], num_warps: int
+) -> None:
+    own = ownership(layout, shape, num_warps)
+    owners: dict[tuple[int, ...], int] = {}
+    for warp, lane in itertools.product(range(num_warps), range(WARP_SIZE)):
+        if own.owns(lane, warp):
+            for c in _thread_coords(layout, shape, lane, warp):
+                owners[c] = owners.get(c, 0) + 1
+    assert owners == dict.fromkeys(itertools.product(*(range(n) for n in shape)), 1)

@@ -148,5 +148,43 @@ def register_keys(layout: Layout, shape: tuple[int, ...]) -> list[tuple[int, ...
     return list(itertools.product(*(range(c) for c in counts)))
 
 
+@dataclass(frozen=True)
+class Ownership:
+    """Which threads own the elements of a layout that replicates data (stores and atomics
+    must happen once per element): ``thread_index(dm) < limit`` for each bounded dimension, and
+    the lane and warp bits that no dimension uses must be zero."""
+
+    bounded: tuple[tuple[DimMap, int], ...]
+    free_lane_bits: int
+    free_warp_bits: int
+
+    @property
+    def everyone(self) -> bool:
+        return not self.bounded and not self.free_lane_bits and not self.free_warp_bits
+
+    def owns(self, lane: int, warp: int) -> bool:
+        """Evaluate the ownership test for one thread (what the generated code computes)."""
+        if lane & self.free_lane_bits or warp & self.free_warp_bits:
+            return False
+        return all(thread_index(dm, lane, warp) < limit for dm, limit in self.bounded)
+
+
+def thread_index(dm: DimMap, lane: int, warp: int) -> int:
+    return ((warp // dm.warp_stride) % dm.wpc) * dm.tpw + (lane // dm.lane_stride) % dm.tpw
+
+
+def ownership(layout: Layout, shape: tuple[int, ...], num_warps: int) -> Ownership:
+    bounded = tuple(
+        (dm, dm.distinct_threads(n))
+        for dm, n in zip(layout.dim_maps(), shape)
+        if dm.tpw * dm.wpc > dm.distinct_threads(n)
+    )
+    lane_bits = warp_bits = 0
+    for dm in layout.dim_maps():
+        lane_bits |= (dm.tpw - 1) * dm.lane_stride
+        warp_bits |= (dm.wpc - 1) * dm.warp_stride
+    return Ownership(bounded, (WARP_SIZE - 1) & ~lane_bits, (num_warps - 1) & ~warp_bits)
+
+
 def uses_threads(layout: Layout) -> bool:
     return any(m.tpw > 1 or m.wpc > 1 for m in layout.dim_maps())

@@ -21,7 +21,7 @@ from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
 from . import intrinsics as intr
 from .axis_info import AxisAnalysis
-from .layout import WARP_SIZE, DimMap, Layout, register_keys
+from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
 from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
 
@@ -165,32 +165,19 @@ class Lowering:
     def owner_mask(self, layout: Layout, shape: tuple[int, ...]) -> ir.Value | None:
         """True in the one thread that owns each of its elements (layouts may replicate data
         across threads; atomics and stores must happen once). None when nothing is replicated."""
-        conds = []
-        for dm, n in zip(layout.dim_maps(), shape):
-            if dm.tpw * dm.wpc > dm.distinct_threads(n):
-                conds.append(
-                    self.prologue.icmp_unsigned(
-                        "<", self.thread_index(dm), _c(dm.distinct_threads(n))
-                    )
-                )
-        lane_bits = warp_bits = 0
-        for dm in layout.dim_maps():
-            lane_bits |= (dm.tpw - 1) * dm.lane_stride
-            warp_bits |= (dm.wpc - 1) * dm.warp_stride
-        for reg, bits, total in (
-            (self.lane, lane_bits, WARP_SIZE),
-            (self.warp, warp_bits, self.num_warps),
-        ):
-            free = (total - 1) & ~bits
-            if free:
-                conds.append(
-                    self.prologue.icmp_unsigned("==", self.prologue.and_(reg, _c(free)), _c(0))
-                )
-        if not conds:
+        own = ownership(layout, shape, self.num_warps)
+        if own.everyone:
             return None
+        p = self.prologue
+        conds = [
+            p.icmp_unsigned("<", self.thread_index(dm), _c(limit)) for dm, limit in own.bounded
+        ]
+        for reg, free in ((self.lane, own.free_lane_bits), (self.warp, own.free_warp_bits)):
+            if free:
+                conds.append(p.icmp_unsigned("==", p.and_(reg, _c(free)), _c(0)))
         out = conds[0]
         for c in conds[1:]:
-            out = self.prologue.and_(out, c)
+            out = p.and_(out, c)
         return out
 
     def first_thread(self) -> ir.Value:
