@@ -24,7 +24,6 @@ from ..errors import (
     UnsupportedSyntax,
 )
 from ..ir.builder import Builder
-from ..language.constexpr import is_constexpr_annotation
 from ..source import SourceLoc
 from . import arith, control_flow
 from .builtin import BoundMethod
@@ -354,14 +353,10 @@ class FunctionCodegen:
             raise TileTypeError(f"{fn.__name__}(): {e}") from None
         bound.apply_defaults()
         scope: dict[str, Any] = {}
+        # As in Triton, a callee's tl.constexpr annotation specializes only compile-time
+        # arguments; a run-time value passed there is bound as an ordinary value.
         for pname, value in bound.arguments.items():
-            value = unwrap(value)
-            if is_constexpr_annotation(sig.parameters[pname].annotation) and is_runtime(value):
-                raise ConstexprError(
-                    f"argument '{pname}' of {fn.__name__} is a tl.constexpr "
-                    "parameter but got a run-time tensor"
-                )
-            scope[pname] = value
+            scope[pname] = unwrap(value)
         sub = FunctionCodegen(self.unit, parsed, scope)
         self.unit.stack.append(fn)
         try:
