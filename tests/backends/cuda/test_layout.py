@@ -110,3 +110,58 @@ def test_every_element_has_exactly_one_owner(
             for c in _thread_coords(layout, shape, lane, warp):
                 owners[c] = owners.get(c, 0) + 1
     assert owners == dict.fromkeys(itertools.product(*(range(n) for n in shape)), 1)
+
+
+def _axis_coords(dm, n: int, lane: int, warp: int) -> list[int]:  # type: ignore[no-untyped-def]
+    tid = ((warp // dm.warp_stride) % dm.wpc) * dm.tpw + (lane // dm.lane_stride) % dm.tpw
+    return [(tid * dm.spt + dm.offset(i, n)) % n for i in range(dm.regs(n))]
+
+
+def _with_warp_index(dm, warp: int, w: int) -> int:  # type: ignore[no-untyped-def]
+    """``warp`` with its index along ``dm`` replaced by ``w``."""
+    old = (warp // dm.warp_stride) % dm.wpc
+    return warp + (w - old) * dm.warp_stride
+
+
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [
+        ((1024,), 0),
+        ((16,), 0),
+        ((64, 64), 0),
+        ((64, 64), 1),
+        ((2, 256), 0),
+        ((256, 2), 1),
+        ((8, 16), 1),
+    ],
+    ids=str,
+)
+def test_reduction_steps_combine_each_element_once(
+    shape: tuple[int, ...], axis: int, num_warps: int
+) -> None:
+    """Simulates the reduction's steps (in-thread, butterfly over distinct lanes, one partial per
+    distinct warp) with the DimMap quantities the lowering uses."""
+    dm = default_layout(shape, num_warps, 4).dims[axis]
+    n = shape[axis]
+    part = {
+        (lane, warp): sorted(_axis_coords(dm, n, lane, warp))
+        for lane in range(WARP_SIZE)
+        for warp in range(num_warps)
+    }
+    step = 1
+    while step < dm.distinct_lanes(n):
+        mask = dm.lane_stride * step
+        part = {
+            (lane, warp): sorted(v + part[(lane ^ mask, warp)]) for (lane, warp), v in part.items()
+        }
+        step *= 2
+    nw = dm.distinct_warps(n)
+    slots: dict[tuple[int, int], list[int]] = {}
+    for (lane, warp), v in part.items():
+        slot = (lane, _with_warp_index(dm, warp, 0) * 64 + ((warp // dm.warp_stride) % dm.wpc) % nw)
+        assert slots.setdefault(slot, v) == v, "threads writing one slot disagree"
+    for lane, warp in part:
+        base = _with_warp_index(dm, warp, 0) * 64
+        total = sorted(itertools.chain.from_iterable(slots[(lane, base + w)] for w in range(nw)))
+        assert total == list(range(n)), f"thread ({lane}, {warp}) combined {total}"
