@@ -44,7 +44,7 @@ def dtype_arg(dtype: Any, what: str = "dtype") -> Element:
     dtype = unwrap(dtype)
     if not isinstance(dtype, (ScalarType, PointerType)):
         raise TileTypeError(f"{what} must be a tl dtype, got {S.describe(dtype)}")
-    return dtype
+    return S.require_supported(dtype)
 
 
 def tensor_arg(ctx: Any, x: Any, what: str = "input") -> Tensor:

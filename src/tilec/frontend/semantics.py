@@ -10,10 +10,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import TileTypeError
+from ..errors import TileTypeError, UnsupportedFeature
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.types import Element, PointerType, ScalarType, TileType, Type, with_element
+from ..ir.types import (
+    UNSUPPORTED_TYPES,
+    Element,
+    PointerType,
+    ScalarType,
+    TileType,
+    Type,
+    with_element,
+)
 from .values import Tensor, unwrap
 
 Number = (bool, int, float)
@@ -85,8 +93,16 @@ def describe(x: Any) -> str:
 
 
 # -- casts ---------------------------------------------------------------------------------
+def require_supported(dtype: Element) -> Element:
+    """Reject the dtypes tl names but tilec cannot compute with (fp8)."""
+    if dtype in UNSUPPORTED_TYPES:
+        raise UnsupportedFeature(f"fp8 dtypes ({dtype!r}) are not supported by tilec")
+    return dtype
+
+
 def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> Tensor:
     """``x.to(dtype)``: value conversion, keeping the shape."""
+    require_supported(dtype)
     src = x.dtype
     if src == dtype:
         return x
@@ -113,6 +129,7 @@ def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> 
 
 
 def bitcast(b: Builder, x: Tensor, dtype: Element) -> Tensor:
+    require_supported(dtype)
     src = x.dtype
     if src == dtype:
         return x

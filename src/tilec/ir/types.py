@@ -206,6 +206,15 @@ bfloat16 = ScalarType("bf16", Kind.FLOAT, 16)
 float32 = ScalarType("fp32", Kind.FLOAT, 32)
 float64 = ScalarType("fp64", Kind.FLOAT, 64)
 
+# fp8 types exist so kernels can name and compare them (Triton's tutorials test
+# ``dtype == tl.float8e5``); no tilec value may have one: the frontend rejects them by name.
+float8e4nv = ScalarType("fp8e4nv", Kind.FLOAT, 8)
+float8e5 = ScalarType("fp8e5", Kind.FLOAT, 8)
+float8e4b15 = ScalarType("fp8e4b15", Kind.FLOAT, 8)
+float8e4b8 = ScalarType("fp8e4b8", Kind.FLOAT, 8)
+float8e5b16 = ScalarType("fp8e5b16", Kind.FLOAT, 8)
+UNSUPPORTED_TYPES = frozenset({float8e4nv, float8e5, float8e4b15, float8e4b8, float8e5b16})
+
 SCALAR_TYPES: tuple[ScalarType, ...] = (
     int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64,
@@ -215,6 +224,8 @@ LANGUAGE_NAMES: dict[str, str] = {
     "i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
     "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+    "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b15": "float8e4b15",
+    "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
 }  # fmt: skip
 
 

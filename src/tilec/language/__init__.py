@@ -9,6 +9,11 @@ from ..ir.types import ScalarType as dtype
 from ..ir.types import TileType as block_type
 from ..ir.types import (
     bfloat16,
+    float8e4b8,
+    float8e4b15,
+    float8e4nv,
+    float8e5,
+    float8e5b16,
     float16,
     float32,
     float64,
@@ -67,11 +72,6 @@ _UNSUPPORTED = {
     "dot_scaled": "tl.dot_scaled (microscaled fp8/fp4 dot)",
     "inline_asm_elementwise": "tl.inline_asm_elementwise (inline PTX)",
     "map_elementwise": "tl.map_elementwise",
-    "float8e4nv": "fp8 dtypes (tl.float8e4nv)",
-    "float8e5": "fp8 dtypes (tl.float8e5)",
-    "float8e4b15": "fp8 dtypes (tl.float8e4b15)",
-    "float8e4b8": "fp8 dtypes (tl.float8e4b8)",
-    "float8e5b16": "fp8 dtypes (tl.float8e5b16)",
 }
 
 
@@ -86,7 +86,8 @@ def __getattr__(name: str) -> object:
 __all__ = [
     *_core_all,
     "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "bfloat16", "block_type", "bool_", "cdiv",
-    "constexpr", "cumprod", "cumsum", "dtype", "extra", "float16", "float32", "float64",
+    "constexpr", "cumprod", "cumsum", "dtype", "extra", "float8e4b8", "float8e4b15",
+    "float8e4nv", "float8e5", "float8e5b16", "float16", "float32", "float64",
     "full_like", "gather", "histogram", "int1", "int8", "int16", "int32", "int64", "math", "max", "min",
     "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
