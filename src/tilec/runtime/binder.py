@@ -19,6 +19,7 @@ from typing import Any
 from .. import config
 from ..errors import TilecError, UsageError
 from . import specialize
+from .kernel import normalize_grid
 
 Launch = Callable[..., Any]
 
@@ -41,13 +42,12 @@ class _Never:
     """Stands for numpy.ndarray / torch.Tensor when they are not imported: no value has it."""
 
 
-def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> Any:
-    """A grid that is not a tuple: a callable of the meta-parameters, or a list."""
+def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> tuple[int, int, int]:
+    """A grid that is not a tuple (a callable of the meta-parameters, a list, an int) as the
+    three checked dimensions the kernels launch with."""
     if callable(grid):
         grid = grid(meta)
-    if isinstance(grid, list):
-        grid = tuple(grid)
-    return grid
+    return normalize_grid(grid)
 
 
 def _signature_source(params: Sequence[Parameter]) -> str:
@@ -114,7 +114,7 @@ def generate_source(name: str, params: Sequence[Parameter]) -> str:
         f"    _tilec_kernel = _tilec_jit._kernels.get({keys})",
         "    if _tilec_kernel is None:",
         f"      _tilec_kernel = _tilec_jit._compile({keys}, _tilec_options)",
-        f"    _tilec_kernel.launch(_tilec_grid, {values})",
+        f"    _tilec_kernel.launch(_tilec_grid, {values[1:-1]})",
         "    return _tilec_kernel",
         f"  return {name}",
     ]

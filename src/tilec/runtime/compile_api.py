@@ -23,9 +23,8 @@ from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
 
 def _literal(text: str) -> Any:
     name = text.strip().removeprefix("tl.")
-    dtype = ir.BY_NAME.get(name) or {v: ir.BY_NAME[k] for k, v in ir.LANGUAGE_NAMES.items()}.get(
-        name
-    )
+    by_language_name = {v: ir.BY_NAME[k] for k, v in ir.LANGUAGE_NAMES.items() if k in ir.BY_NAME}
+    dtype = ir.BY_NAME.get(name) or by_language_name.get(name)
     if dtype is not None:
         return dtype
     try:

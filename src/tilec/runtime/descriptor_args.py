@@ -147,11 +147,11 @@ class DescriptorKernel(LaunchedKernel):
         self.inner = inner
         self.positions = frozenset(positions)
 
-    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
+    def launch(self, grid: Any, *values: Any) -> None:
         flat: list[Any] = []
         for i, v in enumerate(values):
             if i in self.positions:
                 flat += flatten(v)
             else:
                 flat.append(v)
-        self.inner.launch(grid, tuple(flat))
+        self.inner.launch(grid, *flat)

@@ -149,7 +149,7 @@ class JITFunction:
             kernel = self._kernels.get(canonical) or self._compile(canonical, options)
             self._kernels[full_key] = kernel
         if not warmup:
-            kernel.launch(grid, values)
+            kernel.launch(grid, *values)
         return kernel
 
     def _switch_config(self) -> None:

@@ -86,7 +86,8 @@ class LaunchedKernel:
     n_regs = property(lambda self: self.metadata.n_regs)
     n_spills = property(lambda self: self.metadata.n_spills)
 
-    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
+    def launch(self, grid: Any, *values: Any) -> None:
+        """Run over ``grid`` with one value per kernel parameter (constexprs included)."""
         raise NotImplementedError  # each backend's kernel launches its own way
 
     def assert_error(self, index: int, pid: int, grid: Grid3) -> DeviceAssertError:
@@ -117,43 +118,48 @@ class CpuKernel(LaunchedKernel):
         self._threads = config.get().num_threads or os.cpu_count() or 1
         self._has_asserts = bool(compiled.metadata.asserts)
         self._pool: list[tuple[Any, int, int]] = []
-        self._pack = self._make_packer()
-
-    def _make_packer(self) -> Any:
-        pack_into = self._struct.pack_into
-        pick = self._pick
-        if not pick:
-            return lambda buf, values: None
-        if len(pick) == 1:
-            (only,) = pick
-            return lambda buf, values: pack_into(buf, 0, values[only])
-        args = ", ".join(f"v[{i}]" for i in pick)
-        namespace: dict[str, Any] = {}
-        exec(f"def pack(buf, v, _p=_p):\n    _p(buf, 0, {args})\n", {"_p": pack_into}, namespace)
-        return namespace["pack"]
+        self.launch = self._generate_launch(len(all_params))  # type: ignore[method-assign]
 
     def _new_buffer(self) -> tuple[Any, int, int]:
         buf = (ctypes.c_uint64 * (self._slots + 4))()  # argument slots, then the status block
         address = ctypes.addressof(buf)
         return buf, address, address + 8 * self._slots
 
-    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
-        g = _GRIDS.get(grid) if type(grid) is tuple else None
-        if g is None:
-            g = normalize_grid(grid)
-        if g is _EMPTY:
-            return
-        pool = self._pool
-        entry = pool.pop() if pool else self._new_buffer()
-        buf = entry[0]
-        try:
-            self._pack(buf, values)
-        except (struct.error, OverflowError) as exc:  # e.g. a finite float beyond fp32
-            raise self._pack_error(values, exc) from None
-        self._run(self._address, entry[1], g, self._threads, entry[2])
-        if self._has_asserts and buf[self._slots]:
-            self._raise_assert(buf, g)
-        pool.append(entry)
+    def _generate_launch(self, n: int) -> Callable[..., None]:
+        """This kernel's launch function: every per-kernel constant is a closure variable and
+        only the runtime values are packed, which saves ~0.3 µs over a generic method."""
+        values = ", ".join(f"v{i}" for i in range(n))
+        picked = "".join(f", v{i}" for i in self._pick)
+        source = "\n".join([
+            "def _factory(_grids, _normalize, _empty, _pool, _new, _pack, _run, _address,",
+            "             _threads, _asserts, _slots, _raise_assert, _pack_error):",
+            "    _pop, _push = _pool.pop, _pool.append",
+            f"    def launch(grid{', ' if n else ''}{values}):",
+            "        g = _grids.get(grid)",
+            "        if g is None:",
+            "            g = _normalize(grid)",
+            "        if g is _empty:",
+            "            return",
+            "        entry = _pop() if _pool else _new()",
+            "        buf = entry[0]",
+            "        try:",
+            f"            _pack(buf, 0{picked})",
+            "        except (ValueError, OverflowError) as exc:  # struct.error is a ValueError",
+            f"            raise _pack_error(({values}{',' if n == 1 else ''}), exc) from None",
+            "        _run(_address, entry[1], g, _threads, entry[2])",
+            "        if _asserts and buf[_slots]:",
+            "            _raise_assert(buf, g)",
+            "        _push(entry)",
+            "    return launch",
+        ])  # fmt: skip
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<tilec cpu launch {self.name}>", "exec"), namespace)
+        launch: Callable[..., None] = namespace["_factory"](
+            _GRIDS, normalize_grid, _EMPTY, self._pool, self._new_buffer, self._struct.pack_into,
+            self._run, self._address, self._threads, self._has_asserts, self._slots,
+            self._raise_assert, self._pack_error,
+        )  # fmt: skip
+        return launch
 
     def _pack_error(self, values: tuple[Any, ...], exc: Exception) -> UsageError:
         for i in self._pick:
@@ -226,7 +232,7 @@ class CudaKernel(LaunchedKernel):
         self._select = _selector(self._pick, len(all_params))
         self._stream = _stream_source()
 
-    def launch(self, grid: Any, values: tuple[Any, ...]) -> None:
+    def launch(self, grid: Any, *values: Any) -> None:
         g = _GRIDS.get(grid) if type(grid) is tuple else None
         if g is None:
             g = normalize_grid(grid)
