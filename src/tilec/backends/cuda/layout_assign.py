@@ -34,6 +34,7 @@ class LayoutPlan:
     def __init__(self, func: O.FuncOp, num_warps: int) -> None:
         self.num_warps = num_warps
         self.want: dict[Value, Layout] = {}
+        self.defaulted: set[Value] = set()  # values no consumer asked a layout of
         self._block(func.body)
 
     def default(self, v: Value) -> Layout:
@@ -53,6 +54,7 @@ class LayoutPlan:
             for r in op.results:
                 if isinstance(r.type, TileType) and r not in self.want:
                     self.want[r] = self.default(r)
+                    self.defaulted.add(r)
             self._op(op)
 
     def _op(self, op: Op) -> None:
@@ -92,7 +94,35 @@ class LayoutPlan:
             if isinstance(r.type, TileType):
                 self.want[r] = Slice(parent, op.axis)
 
+    def _carried_args(self, op: Op) -> list[list[Value]]:
+        """Per region, the block arguments that carry the op's results (loops only)."""
+        if isinstance(op, O.ForOp):
+            return [op.body.args[1:]]
+        if isinstance(op, O.WhileOp):
+            return [op.before.args, op.after.args]
+        return []
+
+    def _loop_preferences(self, op: Op) -> None:
+        """A loop-carried value nobody after the loop cares about takes the layout its uses
+        inside the loop want, so the body does not convert it on every iteration. Found by a
+        trial walk of the body whose wishes are then forgotten."""
+        open_results = [r in self.defaulted for r in op.results]
+        if not any(open_results):
+            return
+        saved = (dict(self.want), set(self.defaulted))
+        for region in reversed(op.regions):
+            self._block(region.entry)
+        wished = [[self.want.get(a) for a in args] for args in self._carried_args(op)]
+        self.want, self.defaulted = saved
+        for i, r in enumerate(op.results):
+            found = next((w[i] for w in wished if w[i] is not None), None)
+            if open_results[i] and found is not None:
+                self.want[r] = found
+                self.defaulted.discard(r)
+
     def _control(self, op: Op) -> None:
+        if isinstance(op, (O.ForOp, O.WhileOp)):
+            self._loop_preferences(op)
         layouts = [self.want.get(r) for r in op.results]
         for region in reversed(op.regions):
             block = region.entry
