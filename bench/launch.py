@@ -93,7 +93,7 @@ def _native_floor(kernel: Any, values: tuple[Any, ...], device: str, n: int) -> 
 
     if device == "cpu":
         buf, args, status = kernel._new_buffer()
-        kernel._pack(buf, values)
+        kernel._struct.pack_into(buf, 0, *(values[i] for i in kernel._pick))
         run, addr, threads = kernel._run, kernel._address, kernel._threads
         floor = _per_call_us(lambda: run(addr, args, (1, 1, 1), threads, status), n, lambda: None)
         del buf  # kept alive until here: the kernel reads its arguments from it
@@ -101,8 +101,9 @@ def _native_floor(kernel: Any, values: tuple[Any, ...], device: str, n: int) -> 
     values = kernel._select(values)
     launch = launcher.cuda_launcher()
     f, block, codes = kernel._function, kernel._block, kernel._codes
+    shared = kernel._shared
     return _per_call_us(
-        lambda: launch(f, (1, 1, 1), block, 0, 0, codes, values), n, _sync(device), True
+        lambda: launch(f, (1, 1, 1), block, shared, 0, codes, values), n, _sync(device), True
     )
 
 
