@@ -177,3 +177,8 @@ def test_forced_backend_must_match_the_arrays():
         S.choose_device(["x"], keys, "cuda")
     assert S.choose_device(["n"], [S.describe(3)[0]], "cuda") == "cuda"
     assert S.choose_device(["n"], [S.describe(3)[0]], None) is None
+
+
+def test_byte_swapped_numpy_arrays_are_rejected():
+    with pytest.raises(UsageError, match="byte-swapped"):
+        _spec(np.zeros(4, ">f4"))

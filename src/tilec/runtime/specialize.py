@@ -142,6 +142,8 @@ def numpy_fast_path() -> tuple[type, int] | None:
 
 
 def numpy_keys(a: Any) -> tuple[PointerKey, PointerKey]:
+    if not a.dtype.isnative:
+        raise UsageError(f"array of byte-swapped dtype {a.dtype.str}: convert it to native order")
     pair = pointer_keys("cpu", dtypes.from_dtype(a.dtype))
     NUMPY_KEYS[a.dtype] = pair
     return pair
