@@ -15,7 +15,7 @@ import os
 import pickle
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 from .. import config
 from ..backends.artifacts import CompiledKernel
 from ..errors import CacheError
+from ..ir.argspec import ArgSpec
 
 MAGIC = b"TILEC-KERNEL 1\n"
 SUFFIX = ".tck"
@@ -101,12 +102,13 @@ class KernelCache:
             path.unlink()
         return None
 
-    def put(self, key: str, kernel: CompiledKernel) -> Path:
+    def put(self, key: str, kernel: CompiledKernel, specs: Sequence[ArgSpec] = ()) -> Path:
+        """Store ``kernel``; ``specs`` (all parameters, constexprs too) label it in listings."""
         payload = pickle.dumps(kernel, protocol=pickle.HIGHEST_PROTOCOL)
         header = {
             "name": kernel.metadata.name,
             "target": str(kernel.metadata.target),
-            "params": [str(p) for p in kernel.metadata.params],
+            "params": [str(p) for p in (specs or kernel.metadata.params)],
             "stages": sorted(kernel.asm),
             "created": round(time.time(), 3),
         }

@@ -125,7 +125,7 @@ def compile(
         compiled = _compile_uncached(fn, specs, target, options)
         if cache is not None:
             try:
-                cache.put(key, compiled)
+                cache.put(key, compiled, specs)
             except CacheError as exc:  # the cache only saves time: warn and go on
                 warnings.warn(f"tilec: {exc}", RuntimeWarning, stacklevel=2)
     if cfg.dump_dir is not None:
