@@ -156,7 +156,7 @@ def case_vector_add(rng: np.random.Generator, quick: bool) -> Case:
     x, y = (rng.standard_normal(n, dtype=np.float32) for _ in range(2))
     out = np.full(n, np.nan, np.float32)
     return Case(
-        add_kernel, (tilec.cdiv(n, 4096),), (x, y, out, n), {"BLOCK": 4096},
+        add_kernel, (tilec.cdiv(n, 1024),), (x, y, out, n), {"BLOCK": 1024},
         lambda: _check("vector_add", out, x.astype(np.float64) + y, 1e-6),
         lambda: np.add(x, y, out=out),
         _torch(lambda t: lambda: t.torch.add(t.x, t.y, out=t.out), x=x, y=y, out=out),
@@ -236,12 +236,16 @@ CASES = {"vector_add": case_vector_add, "softmax": case_softmax, "layer_norm": c
 
 
 def _as_triton(kernel: Any) -> Any:
-    """The same kernel source compiled by Triton (run by its interpreter: TRITON_INTERPRET=1)."""
+    """The same kernel source compiled by Triton (run by its interpreter: TRITON_INTERPRET=1).
+
+    The source is compiled at its own line numbers in its own file, so Triton, which reads a
+    kernel's source back through ``inspect``, finds the same text."""
     import triton
     import triton.language as ttl
 
-    source = textwrap.dedent(inspect.getsource(kernel.fn))
-    source = source[source.index("def ") :]  # drop the @tilec.jit line
+    lines, first = inspect.getsourcelines(kernel.fn)
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+    source = "\n" * (first - 1 + start) + textwrap.dedent("".join(lines[start:]))
     namespace: dict[str, Any] = {"tl": ttl, "triton": triton}
     exec(compile(source, inspect.getsourcefile(kernel.fn) or "<bench>", "exec"), namespace)
     return triton.jit(namespace[kernel.fn.__name__])
