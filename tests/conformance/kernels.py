@@ -366,11 +366,13 @@ def layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db, scratch, group_size_m:
 
 @triton.jit
 def attn_fwd_inner(
-    acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, start_m, qk_scale, N_CTX,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr, offs_m, offs_n,
+    acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, start_m, qk_scale,
+    N_CTX: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
+    offs_m: tl.constexpr, offs_n: tl.constexpr, FP8_V: tl.constexpr,
 ):  # fmt: skip
     # STAGE 1: the key blocks left of the diagonal block; 2: the diagonal block (causal mask);
-    # 3: every key block (non-causal).
+    # 3: every key block (non-causal). As in Triton's tutorial, N_CTX and the offsets are
+    # annotated constexpr but receive run-time values, which then stay run-time values.
     if STAGE == 1:
         lo, hi = 0, start_m * BLOCK_M
     elif STAGE == 2:
@@ -393,7 +395,11 @@ def attn_fwd_inner(
         l_i = l_i * alpha + tl.sum(p, 1)
         v = tl.load(v_ptrs + start_n * stride_vn, mask=key_ok[:, None], other=0.0)
         acc = acc * alpha[:, None]
-        acc = tl.dot(p.to(v.dtype), v, acc)
+        if FP8_V:  # never taken here: it only has to compile away
+            p = p.to(tl.float8e5)
+        else:
+            p = p.to(v.dtype)
+        acc = tl.dot(p, v, acc)
         m_i = m_ij
     return acc, l_i, m_i
 
@@ -433,12 +439,12 @@ def attn_fwd_kernel(
     if STAGE & 1:
         acc, l_i, m_i = attn_fwd_inner(
             acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, start_m, qk_scale, N_CTX,
-            BLOCK_M, BLOCK_N, 4 - STAGE, offs_m, offs_n,
+            BLOCK_M, BLOCK_N, 4 - STAGE, offs_m, offs_n, V.dtype.element_ty == tl.float8e5,
         )  # fmt: skip
     if STAGE & 2:
         acc, l_i, m_i = attn_fwd_inner(
             acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, start_m, qk_scale, N_CTX,
-            BLOCK_M, BLOCK_N, 2, offs_m, offs_n,
+            BLOCK_M, BLOCK_N, 2, offs_m, offs_n, V.dtype.element_ty == tl.float8e5,
         )  # fmt: skip
     m_i += tl.math.log2(l_i)
     acc = acc / l_i[:, None]
