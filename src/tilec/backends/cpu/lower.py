@@ -40,10 +40,16 @@ class Lowering:
     """Lowers one FuncOp's body into ``fn``: ``fn(args, px, py, pz, gx, gy, gz, status)``."""
 
     def __init__(
-        self, func: FuncOp, fn: ir.Function, rules: dict[type, Rule], vector_width: int = 8
+        self,
+        func: FuncOp,
+        fn: ir.Function,
+        rules: dict[type, Rule],
+        vector_width: int = 8,
+        vector_registers: int = 16,
     ):
         self.func = func
         self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
+        self.vector_registers = vector_registers
         self.in_combine = False  # lowering a reduce/scan combine region
         self._stack_bytes = 0
         self._heap: ir.Value | None = None

@@ -18,7 +18,7 @@ from ...ir.types import ScalarType
 from ..artifacts import AssertInfo
 from ..llvm import types as T
 from .lower import Lowering
-from .matmul import vector_width
+from .matmul import vector_registers, vector_width
 from .nest import counted_loop
 from .rules import RULES
 from .tiles import storage
@@ -49,7 +49,7 @@ def build_module(
         module.data_layout = data_layout
     program = ir.Function(module, ir.FunctionType(T.void, PROGRAM_ARGS), "tilec.program")
     program.linkage = "internal"
-    lw = Lowering(func, program, RULES, vector_width(features))
+    lw = Lowering(func, program, RULES, vector_width(features), vector_registers(features, triple))
     for i, (spec, arg) in enumerate(zip(func.specs, func.args)):
         lw.env[arg] = _load_param(lw.b, lw.args_ptr, i, spec)
     lw.run()
