@@ -103,8 +103,41 @@ def _reduce(lw: Lowering, op: O.ReduceOp) -> None:
     bin_op = simple_combine(op)
     if bin_op is not None and op.axis == len(shape) - 1:
         _reduce_inner(lw, op, tiles[0], bin_op)
-    else:
-        _reduce_generic(lw, op, tiles)
+        return
+    lanes = lw.vector_width
+    if op.axis == len(shape) - 1 and shape[-1] % lanes == 0 and shape[-1] >= 2 * lanes:
+        tiles = list(_lane_partials(lw, op, tiles, lanes))
+    _reduce_generic(lw, op, tiles)
+
+
+def _lane_partials(lw: Lowering, op: O.ReduceOp, tiles: list[Tile], lanes: int) -> list[BufferTile]:
+    """Reduce each row to ``lanes`` partial results, lane j combining elements j, j+lanes, ...
+
+    The combine then runs on every lane at once, so LLVM vectorizes any combine region (argmax's
+    compare-and-select included); the caller reduces the partials. Like Triton, this assumes the
+    combine function is associative and commutative."""
+    *outer, n = tiles[0].shape
+    shape = (*outer, lanes)
+    parts = [lw.buffer(t.elem, shape) for t in tiles]
+
+    def first(s: Scope, idx: Index) -> None:
+        for p, t in zip(parts, tiles):
+            s.b.store(s.get(t, idx), p.element_ptr(s, idx))
+
+    emit_nest(lw.b, shape, first)
+    with counted_loop(lw.b, ir.Constant(T.i64, 1), ir.Constant(T.i64, n // lanes), "kl") as k:
+        base = lw.b.mul(k, ir.Constant(T.i64, lanes))
+
+        def step(s: Scope, idx: Index) -> None:
+            ptrs = [p.element_ptr(s, idx) for p in parts]
+            cur = [s.b.load(q, typ=T.storage_type(p.elem)) for q, p in zip(ptrs, parts)]
+            at = (*idx[:-1], s.b.add(base, idx[-1]))
+            new = [s.get(t, at) for t in tiles]
+            for q, v in zip(ptrs, apply_combine(lw, op, cur, new)):
+                s.b.store(v, q)
+
+        emit_nest(lw.b, shape, step)
+    return parts
 
 
 def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: O.BinaryOp) -> None:
