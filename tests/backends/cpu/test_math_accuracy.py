@@ -102,3 +102,13 @@ def test_sin_cos_large_arguments(fn: str) -> None:
     assert np.abs(got - REFERENCE[fn](x.astype(np.float64))).max() < 1e-5
     huge = np.array([1e20, -3e30, 1e38], np.float32)
     assert (np.abs(run_elementwise(k, huge, out_dtype=np.float32)) <= 1).all()
+
+
+@pytest.mark.parametrize(
+    ("dtype", "npt", "tol"), [(T.float32, np.float32, 4e-7), (T.float64, np.float64, 1e-14)]
+)
+def test_exp10(dtype, npt, tol) -> None:
+    k = elementwise_kernel(lambda b, x: b.math("exp10", x), 1, dtype, dtype)
+    x = np.random.default_rng().uniform(-37, 38, 5000).astype(npt)
+    got = run_elementwise(k, x, out_dtype=npt)
+    np.testing.assert_allclose(got, 10.0 ** x.astype(np.float64), rtol=tol)

@@ -101,7 +101,7 @@ def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
         "fdiv_ieee": lambda: b.fdiv(*xs),
         "fast_dividef": lambda: b.fdiv(*xs),
         "saturatef": lambda: _saturate(b, x),
-        "exp10": lambda: _float_math(b, "exp2", [b.fmul(x, ir.Constant(t, math.log2(10.0)))]),
+        "exp10": lambda: _exp10(b, x),
         "rcbrt": lambda: b.fdiv(one, libm(b, "cbrt", x)),
         "sinpi": lambda: _float_math(b, "sin", [b.fmul(x, ir.Constant(t, math.pi))]),
         "cospi": lambda: _float_math(b, "cos", [b.fmul(x, ir.Constant(t, math.pi))]),
@@ -128,6 +128,21 @@ def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
         r = b.call(declare(b.module, fn, T.f64, [T.f64]), [wide])
         return b.fptrunc(r, t) if t == T.f32 else r
     raise UnsupportedFeature(f"math function {fn!r} on floating-point values (CPU backend)")
+
+
+def _exp10(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """10**x: fp64 through pow (C has no portable exp10); fp32 as 2**t with t = x*log2(10)
+    split into a rounded part and its error, so large |x| keep full accuracy."""
+    t = x.type
+    if t != T.f32:
+        return libm(b, "pow", ir.Constant(t, 10.0), x)
+    hi = 3.321928024291992  # log2(10) rounded to fp32
+    lo = math.log2(10.0) - hi
+    p = b.fmul(x, ir.Constant(t, hi))
+    err = call_same(b, "fma", x, ir.Constant(t, hi), b.fneg(p))
+    err = call_same(b, "fmuladd", x, ir.Constant(t, lo), err)
+    r = mathlib.exp2_f32(b, p)
+    return call_same(b, "fmuladd", r, b.fmul(err, ir.Constant(t, math.log(2.0))), r)
 
 
 def _saturate(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
