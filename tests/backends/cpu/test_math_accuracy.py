@@ -112,3 +112,14 @@ def test_exp10(dtype, npt, tol) -> None:
     x = np.random.default_rng().uniform(-37, 38, 5000).astype(npt)
     got = run_elementwise(k, x, out_dtype=npt)
     np.testing.assert_allclose(got, 10.0 ** x.astype(np.float64), rtol=tol)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "npt", "tol"), [(T.float32, np.float32, 2e-6), (T.float64, np.float64, 1e-13)]
+)
+def test_erfinv_round_trips(dtype, npt, tol) -> None:
+    k = elementwise_kernel(lambda b, x: b.math("erfinv", x), 1, dtype, dtype)
+    y = np.random.default_rng().uniform(-0.999, 0.999, 3000).astype(npt)
+    got = run_elementwise(k, y, out_dtype=npt).astype(np.float64)
+    back = np.array([math.erf(v) for v in got])
+    np.testing.assert_allclose(back, y.astype(np.float64), rtol=tol, atol=tol)

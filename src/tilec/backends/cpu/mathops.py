@@ -105,14 +105,14 @@ def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
         "rcbrt": lambda: b.fdiv(one, libm(b, "cbrt", x)),
         "sinpi": lambda: _float_math(b, "sin", [b.fmul(x, ir.Constant(t, math.pi))]),
         "cospi": lambda: _float_math(b, "cos", [b.fmul(x, ir.Constant(t, math.pi))]),
-        "erfinv": lambda: mathlib.erfinv(b, x),
-        "erfcinv": lambda: mathlib.erfinv(b, b.fsub(one, x)),
+        "erfinv": lambda: _erfinv(b, x),
+        "erfcinv": lambda: _erfinv(b, b.fsub(one, x)),
         "normcdf": lambda: b.fmul(
             ir.Constant(t, 0.5), libm(b, "erfc", b.fmul(x, ir.Constant(t, -1.0 / math.sqrt(2.0))))
         ),
         "normcdfinv": lambda: b.fmul(
             ir.Constant(t, -math.sqrt(2.0)),
-            mathlib.erfinv(b, b.fsub(one, b.fmul(x, ir.Constant(t, 2.0)))),
+            _erfinv(b, b.fsub(one, b.fmul(x, ir.Constant(t, 2.0)))),
         ),
         "erfcx": lambda: b.fmul(_float_math(b, "exp", [b.fmul(x, x)]), libm(b, "erfc", x)),
         "ldexp": lambda: _ldexp(b, x, xs[1]),
@@ -128,6 +128,21 @@ def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
         r = b.call(declare(b.module, fn, T.f64, [T.f64]), [wide])
         return b.fptrunc(r, t) if t == T.f32 else r
     raise UnsupportedFeature(f"math function {fn!r} on floating-point values (CPU backend)")
+
+
+def _erfinv(b: ir.IRBuilder, y: ir.Value) -> ir.Value:
+    """Inverse erf: the fp32 approximation, refined by Newton steps on erf (two in fp64, where
+    the approximation alone would be far from double precision)."""
+    x = mathlib.erfinv(b, y)
+    if y.type != T.f64:
+        return x
+    scale = ir.Constant(T.f64, 2.0 / math.sqrt(math.pi))
+    for _ in range(2):
+        slope = b.fmul(scale, libm(b, "exp", b.fneg(b.fmul(x, x))))
+        step = b.fdiv(b.fsub(libm(b, "erf", x), y), slope)
+        finite = b.fcmp_ordered("<", call_unary(b, "fabs", step), ir.Constant(T.f64, math.inf))
+        x = b.select(finite, b.fsub(x, step), x)  # +-1 map to +-inf: keep them
+    return x
 
 
 def _exp10(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
