@@ -123,3 +123,13 @@ def test_erfinv_round_trips(dtype, npt, tol) -> None:
     got = run_elementwise(k, y, out_dtype=npt).astype(np.float64)
     back = np.array([math.erf(v) for v in got])
     np.testing.assert_allclose(back, y.astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_sinpi_cospi_large_arguments() -> None:
+    x = np.array([0.5, 1.0, 1.5, 1e6 + 0.5, 123456.25, -7.5, 3e7], np.float32)
+    for fn, ref in (("sinpi", np.sin), ("cospi", np.cos)):
+        k = elementwise_kernel(lambda b, v, fn=fn: b.math(fn, v), 1, T.float32, T.float32)
+        got = run_elementwise(k, x, out_dtype=np.float32)
+        xd = x.astype(np.float64)
+        want = ref(np.pi * (xd - 2 * np.round(xd / 2)))
+        np.testing.assert_allclose(got, want, atol=2e-7)

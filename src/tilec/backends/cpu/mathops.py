@@ -103,8 +103,8 @@ def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
         "saturatef": lambda: _saturate(b, x),
         "exp10": lambda: _exp10(b, x),
         "rcbrt": lambda: b.fdiv(one, libm(b, "cbrt", x)),
-        "sinpi": lambda: _float_math(b, "sin", [b.fmul(x, ir.Constant(t, math.pi))]),
-        "cospi": lambda: _float_math(b, "cos", [b.fmul(x, ir.Constant(t, math.pi))]),
+        "sinpi": lambda: _float_math(b, "sin", [_times_pi_mod_2pi(b, x)]),
+        "cospi": lambda: _float_math(b, "cos", [_times_pi_mod_2pi(b, x)]),
         "erfinv": lambda: _erfinv(b, x),
         "erfcinv": lambda: _erfinv(b, b.fsub(one, x)),
         "normcdf": lambda: b.fmul(
@@ -128,6 +128,13 @@ def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
         r = b.call(declare(b.module, fn, T.f64, [T.f64]), [wide])
         return b.fptrunc(r, t) if t == T.f32 else r
     raise UnsupportedFeature(f"math function {fn!r} on floating-point values (CPU backend)")
+
+
+def _times_pi_mod_2pi(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """pi * (x - 2*rint(x/2)): the reduction is exact, so sinpi/cospi stay accurate for any x."""
+    half = b.fmul(x, ir.Constant(x.type, 0.5))
+    r = b.fsub(x, b.fmul(call_unary(b, "rint", half), ir.Constant(x.type, 2.0)))
+    return b.fmul(r, ir.Constant(x.type, math.pi))
 
 
 def _erfinv(b: ir.IRBuilder, y: ir.Value) -> ir.Value:
