@@ -36,7 +36,8 @@ def _dot(lw: Lowering, op: O.DotOp) -> None:
     c_in = lw.tile(c_v, shape)
     if ec != work:
         c_in = MapTile(c_in.shape, work, [c_in], lambda bld, v: cast(bld, v[0], ec, work))
-    if isinstance(c_in, BufferTile) and lw.live.n_users(c_v) == 1:
+    aliases = sum(1 for x in lw.env.values() if x is c_in)
+    if isinstance(c_in, BufferTile) and lw.live.n_users(c_v) == 1 and aliases == 1:
         c = c_in  # nobody else reads this accumulator: add into it in place (loop carries)
     else:
         c = lw.buffer(work, shape)
