@@ -151,3 +151,22 @@ def test_perf_report_plots_with_matplotlib(tmp_path, monkeypatch):
     )  # fmt: skip
     tilec.testing.perf_report(bench)(lambda n, impl: n * 2.0).run(save_path=str(tmp_path))
     assert (tmp_path / "plotted.png").stat().st_size > 0
+
+
+def test_defining_kernels_loads_no_backend(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    module = tmp_path / "defs.py"
+    module.write_text(
+        "import sys\nimport tilec\nimport tilec.language as tl\n\n\n@tilec.jit\n"
+        "def k(x_ptr, BLOCK: tl.constexpr):\n    pass\n\n\n"
+        "print(','.join(m for m in ('llvmlite', 'numpy', 'torch', 'cuda') if m in sys.modules))\n"
+    )
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    out = subprocess.run([sys.executable, str(module)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
