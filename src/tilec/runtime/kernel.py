@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import config
 from ..backends.artifacts import CompiledKernel, KernelMetadata
-from ..errors import DeviceAssertError, UnsupportedFeature, UsageError
+from ..errors import DeviceAssertError, LaunchError, UnsupportedFeature, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec
 
@@ -186,17 +186,36 @@ def _torch_stream() -> int:
     return _stream_source()()
 
 
-def _stream_source() -> Callable[[], int]:
+def _stream_source(device: int | None = None) -> Callable[[], int]:
     """A function returning the stream to launch on, resolved once: torch's C-level getters
-    cost ~0.2 µs where ``torch.cuda.current_stream()`` costs several."""
+    cost ~0.2 µs where ``torch.cuda.current_stream()`` costs several. With ``device``, it
+    also refuses to launch while torch's current device is another one."""
     torch = sys.modules.get("torch")
     if torch is None:
         return _default_stream
     get_device = getattr(torch._C, "_cuda_getDevice", None)
     get_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if get_device is not None and get_stream is not None:
+    if get_device is None or get_stream is None:
+        return lambda: int(torch.cuda.current_stream().cuda_stream)
+    if device is None:
         return lambda: get_stream(get_device())  # type: ignore[no-any-return]
-    return lambda: int(torch.cuda.current_stream().cuda_stream)
+
+    def stream() -> int:
+        current = get_device()
+        if current != device:
+            raise LaunchError(
+                f"this kernel was loaded on CUDA device {device} but torch's current device is "
+                f"{current}; tilec runs each kernel on the device it was first launched on (#5)"
+            )
+        return get_stream(current)  # type: ignore[no-any-return]
+
+    return stream
+
+
+def _current_torch_device() -> int | None:
+    torch = sys.modules.get("torch")
+    get_device = getattr(getattr(torch, "_C", None), "_cuda_getDevice", None)
+    return int(get_device()) if get_device is not None else None
 
 
 def _default_stream() -> int:
@@ -233,7 +252,8 @@ class CudaKernel(LaunchedKernel):
         self._shared = compiled.metadata.shared
         self._launch = launcher.cuda_launcher()  # skips the module-level dispatch
         self._select = _selector(self._pick, len(all_params))
-        self._stream = _stream_source()
+        self._device = _current_torch_device()  # where the driver loaded the module
+        self._stream = _stream_source(self._device)
 
     def launch(self, grid: Any, *values: Any) -> None:
         g = _GRIDS.get(grid) if type(grid) is tuple else None
@@ -242,6 +262,7 @@ class CudaKernel(LaunchedKernel):
         if g is _EMPTY:
             return
         if self._stream is _default_stream and "torch" in sys.modules:
-            self._stream = _stream_source()
+            self._device = _current_torch_device()  # where the driver loaded the module
+        self._stream = _stream_source(self._device)
         self._launch(self._function, g, self._block, self._shared, self._stream(), self._codes,
                      self._select(values))  # fmt: skip
