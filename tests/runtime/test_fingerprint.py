@@ -20,17 +20,21 @@ def helper(x):
     return x * {helper_factor}
 
 
+def block_for(n):
+    return n * {block_factor}
+
+
 @tilec.jit
 def kernel(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.store(x_ptr + offs, helper(tl.load(x_ptr + offs)) * SCALE)
+    tl.store(x_ptr + offs * block_for(1), helper(tl.load(x_ptr + offs)) * SCALE)
 """
 
 _counter = itertools.count()
 
 
 def _load(tmp_path, **values):
-    params = {"scale": 2, "unused": 0, "helper_factor": 3, **values}
+    params = {"scale": 2, "unused": 0, "helper_factor": 3, "block_factor": 1, **values}
     path = tmp_path / f"fp_mod_{next(_counter)}.py"
     path.write_text(TEMPLATE.format(**params))
     spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -47,6 +51,7 @@ def test_callee_and_constexpr_global_change_it(tmp_path):
     base = fingerprint(_load(tmp_path).fn)
     assert fingerprint(_load(tmp_path, helper_factor=4).fn) != base
     assert fingerprint(_load(tmp_path, scale=5).fn) != base
+    assert fingerprint(_load(tmp_path, block_factor=2).fn) != base  # a plain helper
 
 
 def test_unused_globals_do_not(tmp_path):

@@ -73,6 +73,10 @@ def _dependencies(fn: Callable[..., Any]) -> Iterator[tuple[str, Any]]:
                     yield f"{module.__name__}.{name}", value
 
 
+def _same_module_function(value: Any, fn: Callable[..., Any]) -> bool:
+    return isinstance(value, types.FunctionType) and value.__module__ == fn.__module__
+
+
 def fingerprint(fn: Callable[..., Any]) -> str:
     """SHA-256 (hex) over ``fn``'s source and its dependencies, recursively."""
     h = hashlib.sha256()
@@ -88,6 +92,11 @@ def fingerprint(fn: Callable[..., Any]) -> str:
         for name, value in _dependencies(f):
             if _is_jit(value):
                 h.update(f"jit {name}\n".encode())
+                pending.append(value)
+            elif _same_module_function(value, f):
+                # a plain helper from the kernel's own file may run at compile time on
+                # constexprs (block sizes...), so its source counts too
+                h.update(f"helper {name}\n".encode())
                 pending.append(value)
             else:
                 text = _constant_repr(value)
