@@ -98,7 +98,7 @@ def _native_floor(kernel: Any, values: tuple[Any, ...], device: str, n: int) -> 
         floor = _per_call_us(lambda: run(addr, args, (1, 1, 1), threads, status), n, lambda: None)
         del buf  # kept alive until here: the kernel reads its arguments from it
         return floor
-    values = kernel._select(values)
+    values = tuple(values[i] for i in kernel._pick)
     launch = launcher.cuda_launcher()
     f, block, codes = kernel._function, kernel._block, kernel._codes
     shared = kernel._shared

@@ -10,7 +10,6 @@ CUDA launcher on the current stream. Both expose what Triton's compiled kernel d
 from __future__ import annotations
 
 import ctypes
-import operator
 import os
 import struct
 import sys
@@ -196,7 +195,7 @@ def _stream_source(device: int | None = None) -> Callable[[], int]:
     get_device = getattr(torch._C, "_cuda_getDevice", None)
     get_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if get_device is None or get_stream is None:
-        return lambda: int(torch.cuda.current_stream().cuda_stream)
+        return _null_stream  # a torch build without CUDA has no streams of its own
     if device is None:
         return lambda: get_stream(get_device())  # type: ignore[no-any-return]
 
@@ -218,21 +217,13 @@ def _current_torch_device() -> int | None:
     return int(get_device()) if get_device is not None else None
 
 
+def _null_stream() -> int:
+    return 0
+
+
 def _default_stream() -> int:
-    # torch may be imported after the first launch: look again (cheap) until it is
+    # torch may be imported after the kernel was loaded: look again (cheap) on every launch
     return 0 if "torch" not in sys.modules else _stream_source()()
-
-
-def _selector(pick: tuple[int, ...], total: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
-    """Picks the runtime values out of all parameter values, as a tuple."""
-    if len(pick) == total:
-        return lambda v: v
-    if len(pick) == 0:
-        return lambda v: ()
-    if len(pick) == 1:
-        (only,) = pick
-        return lambda v: (v[only],)
-    return operator.itemgetter(*pick)
 
 
 class CudaKernel(LaunchedKernel):
@@ -251,18 +242,31 @@ class CudaKernel(LaunchedKernel):
         # conversions and reductions (as in Triton); every launch must pass it.
         self._shared = compiled.metadata.shared
         self._launch = launcher.cuda_launcher()  # skips the module-level dispatch
-        self._select = _selector(self._pick, len(all_params))
         self._device = _current_torch_device()  # where the driver loaded the module
         self._stream = _stream_source(self._device)
+        self.launch = self._generate_launch(len(all_params))  # type: ignore[method-assign]
 
-    def launch(self, grid: Any, *values: Any) -> None:
-        g = _GRIDS.get(grid) if type(grid) is tuple else None
-        if g is None:
-            g = normalize_grid(grid)
-        if g is _EMPTY:
-            return
-        if self._stream is _default_stream and "torch" in sys.modules:
-            self._device = _current_torch_device()  # where the driver loaded the module
-        self._stream = _stream_source(self._device)
-        self._launch(self._function, g, self._block, self._shared, self._stream(), self._codes,
-                     self._select(values))  # fmt: skip
+    def _generate_launch(self, n: int) -> Callable[..., None]:
+        """This kernel's launch function, its constants in closure variables (as on the CPU)."""
+        values = ", ".join(f"v{i}" for i in range(n))
+        picked = "(" + "".join(f"v{i}, " for i in self._pick) + ")"
+        source = "\n".join([
+            "def _factory(_grids, _normalize, _empty, _kernel, _launch, _function, _block,",
+            "             _shared, _codes):",
+            f"    def launch(grid{', ' if n else ''}{values}):",
+            "        g = _grids.get(grid)",
+            "        if g is None:",
+            "            g = _normalize(grid)",
+            "        if g is _empty:",
+            "            return",
+            "        _launch(_function, g, _block, _shared, _kernel._stream(), _codes,",
+            f"                {picked})",
+            "    return launch",
+        ])  # fmt: skip
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<tilec cuda launch {self.name}>", "exec"), namespace)
+        launch: Callable[..., None] = namespace["_factory"](
+            _GRIDS, normalize_grid, _EMPTY, self, self._launch, self._function, self._block,
+            self._shared, self._codes,
+        )  # fmt: skip
+        return launch
