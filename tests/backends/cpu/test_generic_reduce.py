@@ -47,3 +47,25 @@ def test_user_combine_function() -> None:
     user_combine[(1,)](x, out, N=256)
     assert out[0] == np.abs(x).max()
     np.testing.assert_array_equal(out[1:], np.abs(x).reshape(64, 4).max(1))
+
+
+@tilec.jit
+def max_min_rows(x_ptr, mx_ptr, mn_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = offs < n_cols
+    x = tl.load(x_ptr + row * n_cols + offs, mask=m, other=float("nan"))
+    tl.store(mx_ptr + row, tl.max(x, axis=0))
+    tl.store(mn_ptr + row, tl.min(x, axis=0))
+
+
+@pytest.mark.parametrize("n_cols", [1024, 1000, 37])
+def test_max_min_ignore_nan_on_ragged_rows(n_cols: int) -> None:
+    rng = np.random.default_rng()
+    x = rng.standard_normal((16, n_cols)).astype(np.float32)
+    x[rng.random(x.shape) < 0.1] = np.nan
+    mx = np.full(16, -7.0, np.float32)
+    mn = np.full(16, -7.0, np.float32)
+    max_min_rows[(16,)](x, mx, mn, n_cols, BLOCK=1024)
+    np.testing.assert_array_equal(mx, np.nanmax(x, axis=1))
+    np.testing.assert_array_equal(mn, np.nanmin(x, axis=1))

@@ -8,7 +8,7 @@ from ...ir.ops import FuncOp, ModuleOp
 from ...ir.printer import print_ir
 from ...ir.verify import verify
 from ..artifacts import CompiledKernel, KernelMetadata, Stage
-from ..llvm import machine
+from ..llvm import isolation, machine
 from ..target import CompileOptions, Target
 from .nest import self_referencing_loop_ids
 from .program import build_module
@@ -27,9 +27,10 @@ class CpuCompiler:
         options: CompileOptions,
         emit_asm: bool | None = None,
     ) -> CompiledKernel:
-        """Lower, optimize (O3) and emit the object. Assembly text doubles code generation
-        time, so it is emitted only with ``emit_asm``, ``options.debug`` or a dump directory;
-        :meth:`assembly` makes it later from the kept LLVM IR."""
+        """Lower, then optimize (O3) and emit the object in the isolated code generator (an
+        LLVM abort cannot end this process). Assembly doubles code generation time, so it is
+        emitted only with ``emit_asm``, ``options.debug`` or a dump directory; :meth:`assembly`
+        makes it later from the kept LLVM IR."""
         funcs = module.functions
         if len(funcs) != 1:
             raise LoweringError(f"a kernel module must hold exactly one function, not {len(funcs)}")
@@ -37,19 +38,21 @@ class CpuCompiler:
         verify(module)
         host = machine.host_cpu()
         triple = target.triple or host.triple
-        tm = machine.target_machine(triple, target.arch or "generic", target.features)
+        cpu = target.arch or "generic"
+        tm = machine.target_machine(triple, cpu, target.features)
         llmod, symbol, asserts = build_module(func, triple, str(tm.target_data), target.features)
-        ref = machine.parse_and_verify(llmod, tm, triple, self_referencing_loop_ids)
-        machine.optimize(ref, tm, 3)
-        asm: dict[str, str | bytes] = {
-            Stage.TIR.value: print_ir(module),
-            Stage.LLIR.value: str(ref),
-        }
         if emit_asm is None:
             emit_asm = options.debug or config.get().dump_dir is not None
-        if emit_asm:
-            asm[Stage.ASM.value] = machine.emit_assembly(ref, tm)
-        asm[Stage.OBJ.value] = machine.emit_object(ref, tm)
+        out = isolation.generate(
+            self_referencing_loop_ids(str(llmod)), triple, cpu, target.features, 3, emit_asm
+        )
+        asm: dict[str, str | bytes] = {
+            Stage.TIR.value: print_ir(module),
+            Stage.LLIR.value: out.llir,
+        }
+        if out.asm is not None:
+            asm[Stage.ASM.value] = out.asm
+        asm[Stage.OBJ.value] = out.obj
         meta = KernelMetadata(
             name=func.sym_name,
             symbol=symbol,
@@ -67,6 +70,14 @@ class CpuCompiler:
             return text
         target = compiled.metadata.target
         triple = target.triple or machine.host_cpu().triple
-        tm = machine.target_machine(triple, target.arch or "generic", target.features)
-        ref = machine.parse_llvm_ir(str(compiled.asm[Stage.LLIR.value]), tm, triple)
-        return machine.emit_assembly(ref, tm)
+        out = isolation.generate(
+            str(compiled.asm[Stage.LLIR.value]),
+            triple,
+            target.arch or "generic",
+            target.features,
+            3,
+            emit_asm=True,
+            run_passes=False,
+        )
+        assert out.asm is not None
+        return out.asm

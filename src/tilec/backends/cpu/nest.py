@@ -23,12 +23,17 @@ Body = Callable[[Scope, Index], None]
 
 @contextlib.contextmanager
 def counted_loop(
-    b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, name: str = "i", unroll: bool = True
+    b: ir.IRBuilder,
+    lo: ir.Value,
+    hi: ir.Value,
+    name: str = "i",
+    unroll: bool = True,
+    vectorize: bool = True,
 ) -> Iterator[ir.Value]:
     """``for i in range(lo, hi)`` over i64; the body is emitted inside the ``with``.
 
-    ``unroll=False`` keeps LLVM from unrolling a rarely run loop (the vectorizer still runs),
-    which keeps code size and compile time down."""
+    ``unroll=False`` keeps LLVM from unrolling a rarely run loop, which keeps code size and
+    compile time down; ``vectorize=False`` also keeps the loop vectorizer away from it."""
     fn = b.function
     pre = b.block
     header = fn.append_basic_block(f"{name}.head")
@@ -45,17 +50,20 @@ def counted_loop(
     nxt.flags.extend(["nuw", "nsw"])
     i.add_incoming(nxt, b.block)
     latch = b.branch(header)
-    if not unroll:
-        latch.set_metadata("llvm.loop", _no_unroll(b.module))
+    if not unroll or not vectorize:
+        latch.set_metadata("llvm.loop", _loop_options(b.module, vectorize))
     b.position_at_end(exit_)
 
 
-def _no_unroll(module: ir.Module) -> ir.MDValue:
+def _loop_options(module: ir.Module, vectorize: bool) -> ir.MDValue:
     # LLVM wants a loop ID to be a distinct node naming itself first, which llvmlite cannot
-    # build: a unique "tilec.loop.N" string stands in and program.py rewrites it in the text
-    option = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    # build: a unique "tilec.loop.N" string stands in and the compiler rewrites it in the text
+    options = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])]
+    if not vectorize:
+        off = [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(T.i1, 0)]
+        options.append(module.add_metadata(off))
     tag = ir.MetaDataString(module, f"{LOOP_ID_TAG}{len(module.metadata)}")
-    return module.add_metadata([tag, option])
+    return module.add_metadata([tag, *options])
 
 
 LOOP_ID_TAG = "tilec.loop."
@@ -63,7 +71,7 @@ _LOOP_ID = re.compile(r'^(![0-9]+) = !\{ ?!"' + re.escape(LOOP_ID_TAG) + r'[0-9]
 
 
 def self_referencing_loop_ids(text: str) -> str:
-    """Turn the stand-in loop IDs of :func:`_no_unroll` into ``distinct !{!N, ...}``."""
+    """Turn the stand-in loop IDs of :func:`_loop_options` into ``distinct !{!N, ...}``."""
     return _LOOP_ID.sub(lambda m: f"{m.group(1)} = distinct !{{ {m.group(1)}, ", text)
 
 
@@ -149,6 +157,7 @@ def emit_nest(
     skip_masked_off: bool = False,
     row_begin: RowHook | None = None,
     row_end: RowHook | None = None,
+    masked_partial_rows: bool = False,
 ) -> None:
     """Emit loops over ``shape`` calling ``body(scope, idx)`` for every element.
 
@@ -170,7 +179,7 @@ def emit_nest(
             with counted_loop(b, row.zero, row.const(n), "e") as i:
                 body(Scope(b, parent=row), (*idx, i))
         else:
-            _split_row(b, row, form, split, idx, n, body, skip_masked_off)
+            _split_row(b, row, form, split, idx, n, body, skip_masked_off, masked_partial_rows)
         if row_end is not None:
             row_end(row, idx)
 
@@ -194,11 +203,12 @@ def _split_row(
     n: int,
     body: Body,
     skip_masked_off: bool,
+    masked_partial_rows: bool = False,
 ) -> None:
     """A full row (mask true everywhere, the common case away from the edges) runs a loop with
     the mask known true and a constant trip count: plain SIMD loads and stores, no remainder.
-    Other rows keep the mask per lane (the vectorizer's masked loads and stores), or, when the
-    masked-off lanes do nothing, loop over the in-range prefix only."""
+    Other rows run the in-range prefix with the mask known true and, unless masked-off lanes do
+    nothing, the rest with it known false (their loads become ``other``)."""
     lim = row_limit(row, form, idx, n)
     fn = b.function
     full, partial, done = (fn.append_basic_block(f"row.{k}") for k in ("full", "part", "done"))
@@ -208,11 +218,18 @@ def _split_row(
         body(Scope(b, {id(split): True}, parent=row), (*idx, i))
     b.branch(done)
     b.position_at_end(partial)
-    if skip_masked_off:
-        with counted_loop(b, row.zero, lim, "on", unroll=False) as i:
-            body(Scope(b, {id(split): True}, parent=row), (*idx, i))
-    else:
+    if masked_partial_rows and not skip_masked_off:
         with counted_loop(b, row.zero, row.const(n), "some", unroll=False) as i:
             body(Scope(b, parent=row), (*idx, i))
+        b.branch(done)
+        b.position_at_end(done)
+        return
+    with counted_loop(b, row.zero, lim, "on") as i:
+        body(Scope(b, {id(split): True}, parent=row), (*idx, i))
+    if not skip_masked_off:
+        # masked-off lanes mostly compute constants: LLVM 22's vectorizer can assert on such
+        # loops (its two cost models disagree), and there is nothing to gain from SIMD here
+        with counted_loop(b, lim, row.const(n), "off", unroll=False, vectorize=False) as i:
+            body(Scope(b, {id(split): False}, parent=row), (*idx, i))
     b.branch(done)
     b.position_at_end(done)

@@ -160,7 +160,18 @@ def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: O.BinaryOp) -> 
         if out is not None:
             s.b.store(s.b.load(acc, typ=acc_t), out.element_ptr(s, outer))
 
-    emit_nest(lw.b, x.shape, body, find_split([x]), row_begin=begin, row_end=end)
+    # LLVM 22 vectorizes float min/max reductions with a NaN-aware scheme that asserts on loops
+    # with a run-time trip count: partial rows of those keep one masked loop of fixed length
+    float_minmax = elem.is_floating() and bin_op.kind in (O.BinaryKind.MIN, O.BinaryKind.MAX)
+    emit_nest(
+        lw.b,
+        x.shape,
+        body,
+        find_split([x]),
+        row_begin=begin,
+        row_end=end,
+        masked_partial_rows=float_minmax,
+    )
     lw.define(op.result, out if out is not None else lw.b.load(acc, typ=acc_t))
 
 

@@ -1,0 +1,144 @@
+"""Run LLVM code generation in a reusable child process (see codegen_worker.py).
+
+One child serves every compile of this process, one request at a time. When it dies (an LLVM
+assertion aborted it), the compile is retried once without the loop vectorizer, where the known
+assertions live; if that dies too, the kernel fails with a LoweringError carrying LLVM's message.
+Without a usable Python executable the work runs in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import LoweringError
+from . import codegen_worker
+
+_WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "codegen_worker.py")
+# run_path keeps the worker's folder off sys.path (its types.py would shadow the stdlib's)
+_LAUNCH = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
+
+
+@dataclass(frozen=True)
+class Codegen:
+    """Optimized LLVM IR text, the object file, and (when asked) assembly text."""
+
+    llir: str
+    obj: bytes
+    asm: str | None
+
+
+class _Crashed(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class _Child:
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCH, _WORKER],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        )  # fmt: skip
+
+    def ask(self, request: tuple[Any, ...]) -> Any:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            codegen_worker._write(self.proc.stdin, request)
+            reply = codegen_worker._read(self.proc.stdout)
+        except (BrokenPipeError, OSError):
+            reply = None
+        if reply is None:
+            raise _Crashed(self._death())
+        return reply
+
+    def _death(self) -> str:
+        try:
+            self.proc.kill()
+            _, err = self.proc.communicate(timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            err = b""
+        lines = err.decode("utf-8", "replace").strip().splitlines()
+        return "\n".join(lines[-5:]) or f"the code generator exited with {self.proc.returncode}"
+
+    def close(self) -> None:
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            self.proc.kill()
+
+
+_lock = threading.Lock()
+_child: _Child | None = None
+
+
+def _usable_python() -> bool:
+    return bool(sys.executable) and os.path.exists(sys.executable) and os.path.exists(_WORKER)
+
+
+def _ask(request: tuple[Any, ...]) -> Any:
+    global _child
+    if _child is None or _child.proc.poll() is not None:
+        _child = _Child()
+    try:
+        return _child.ask(request)
+    except _Crashed:
+        _child = None
+        raise
+
+
+def generate(
+    ir_text: str,
+    triple: str,
+    cpu: str,
+    features: str,
+    level: int = 3,
+    emit_asm: bool = False,
+    run_passes: bool = True,
+    isolate: bool = True,
+) -> Codegen:
+    """Optimize and emit ``ir_text`` for the target; never takes the process down."""
+    request = (ir_text, triple, cpu, features, level, True, emit_asm, run_passes)
+    if not (isolate and _usable_python()):
+        return _checked(codegen_worker_reply(*request), ir_text)
+    with _lock:
+        try:
+            reply = _ask(request)
+        except _Crashed:
+            try:
+                reply = _ask((*request[:5], False, *request[6:]))
+            except _Crashed as again:
+                raise LoweringError(
+                    f"LLVM aborted while generating code:\n{again.message}", ir=ir_text
+                ) from None
+    return _checked(reply, ir_text)
+
+
+def codegen_worker_reply(*request: Any) -> tuple[Any, ...]:
+    try:
+        return ("ok", *codegen_worker.generate(*request))
+    except Exception as exc:
+        return ("error", f"{type(exc).__name__}: {exc}")
+
+
+def _checked(reply: tuple[Any, ...], ir_text: str = "") -> Codegen:
+    if reply[0] != "ok":
+        raise LoweringError(f"LLVM rejected the generated IR: {reply[1]}", ir=ir_text or None)
+    return Codegen(reply[1], reply[2], reply[3])
+
+
+def shutdown() -> None:
+    """Stop the child (it also exits on its own when this process closes its stdin)."""
+    global _child
+    with _lock:
+        if _child is not None:
+            _child.close()
+            _child = None
