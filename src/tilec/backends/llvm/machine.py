@@ -1,22 +1,18 @@
-"""LLVM initialization, target machines, optimization (new pass manager) and object emission.
+"""LLVM initialization, the host CPU, and target machines.
 
-LLVM is initialized once, on first use (never at import). ``parse_and_verify`` turns a module
-that LLVM rejects into a LoweringError before any pass or code generator can abort the process.
+LLVM is initialized once, on first use (never at import). Optimization and object emission run
+in the isolated code generator (isolation.py), where an LLVM abort cannot end this process.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
-from llvmlite import ir
 
 from ...errors import LoweringError
 
-_lock = threading.Lock()
 
 
 @functools.cache
@@ -62,56 +58,3 @@ def new_target_machine(triple: str, cpu: str, features: str, opt: int = 3) -> ll
     return target.create_target_machine(
         cpu=cpu, features=features, opt=opt, reloc="pic", codemodel="small"
     )
-
-
-def parse_and_verify(
-    module: ir.Module,
-    tm: llvm.TargetMachine,
-    triple: str,
-    fix_text: Callable[[str], str] | None = None,
-) -> llvm.ModuleRef:
-    """Parse llvmlite.ir text (after ``fix_text``) and run LLVM's verifier; errors become
-    LoweringErrors."""
-    text = str(module)
-    if fix_text is not None:
-        text = fix_text(text)
-    try:
-        ref = llvm.parse_assembly(text)
-        ref.triple = triple
-        ref.data_layout = str(tm.target_data)
-        ref.verify()
-    except RuntimeError as exc:
-        raise LoweringError(f"LLVM rejected the generated IR: {exc}", ir=text) from exc
-    return ref
-
-
-def parse_llvm_ir(text: str, tm: llvm.TargetMachine, triple: str) -> llvm.ModuleRef:
-    """Parse LLVM IR text (e.g. a kept LLIR stage) for ``tm``; errors become LoweringErrors."""
-    try:
-        ref = llvm.parse_assembly(text)
-        ref.triple = triple
-        ref.data_layout = str(tm.target_data)
-        ref.verify()
-    except RuntimeError as exc:
-        raise LoweringError(f"LLVM rejected the IR: {exc}", ir=text) from exc
-    return ref
-
-
-def optimize(ref: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> None:
-    """Run the O``level`` pipeline of the new pass manager (vectorizers on)."""
-    pto = llvm.create_pipeline_tuning_options(speed_level=level)
-    pto.loop_vectorization = level >= 2
-    pto.slp_vectorization = level >= 2
-    pb = llvm.create_pass_builder(tm, pto)
-    with _lock:  # pass builders share LLVM's global option state
-        pb.getModulePassManager().run(ref, pb)
-
-
-def emit_object(ref: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
-    with _lock:  # the cached target machine is shared by every compiling thread
-        return bytes(tm.emit_object(ref))
-
-
-def emit_assembly(ref: llvm.ModuleRef, tm: llvm.TargetMachine) -> str:
-    with _lock:
-        return str(tm.emit_assembly(ref))
