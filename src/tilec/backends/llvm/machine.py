@@ -14,7 +14,6 @@ import llvmlite.binding as llvm
 from ...errors import LoweringError
 
 
-
 @functools.cache
 def initialize() -> None:
     """Register every target LLVM was built with (native first, so the host JIT works)."""
