@@ -43,3 +43,17 @@ def test_rejected_ir_is_a_lowering_error() -> None:
     # the child survives a rejected module and serves the next request
     good = isolation.generate("define i32 @g() {\n  ret i32 7\n}\n", *TARGET)
     assert good.obj
+
+
+def test_without_a_usable_interpreter_it_works_in_process(monkeypatch, tmp_path) -> None:
+    fake = tmp_path / "not-python"
+    fake.write_text("")
+    isolation.shutdown()
+    monkeypatch.setattr(sys, "executable", str(fake))
+    monkeypatch.setattr(isolation, "_unavailable", False)
+    try:
+        out = isolation.generate("define i32 @g() {\n  ret i32 7\n}\n", *TARGET)
+        assert out.obj and isolation._unavailable
+    finally:
+        isolation.shutdown()
+        isolation._unavailable = False

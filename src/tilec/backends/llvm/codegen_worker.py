@@ -71,6 +71,9 @@ def serve() -> None:
         request = _read(stdin)
         if request is None:
             return
+        if not request[0]:  # the parent's "are you alive" request
+            _write(stdout, ("ok", "", b"", None))
+            continue
         try:
             reply: tuple[Any, ...] = ("ok", *generate(*request))
         except Exception as exc:

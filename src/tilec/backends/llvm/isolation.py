@@ -78,16 +78,36 @@ class _Child:
 
 _lock = threading.Lock()
 _child: _Child | None = None
+_unavailable = False  # no child could be started here: generate in-process
 
 
 def _usable_python() -> bool:
-    return bool(sys.executable) and os.path.exists(sys.executable) and os.path.exists(_WORKER)
+    if _unavailable or not sys.executable or not os.path.exists(sys.executable):
+        return False
+    return os.path.exists(_WORKER)
+
+
+def _start() -> _Child | None:
+    """A new child that has answered a first (empty) request, or None when none can run."""
+    global _unavailable
+    try:
+        child = _Child()
+        ok = child.ask(("", "", "", "", 0, False, False, False))
+    except (OSError, _Crashed):
+        ok = None
+    if ok is None:
+        _unavailable = True  # e.g. sys.executable is not a Python interpreter (embedded)
+        return None
+    return child
 
 
 def _ask(request: tuple[Any, ...]) -> Any:
+    """The child's reply; None when there is no child (then the caller works in-process)."""
     global _child
     if _child is None or _child.proc.poll() is not None:
-        _child = _Child()
+        _child = _start()
+        if _child is None:
+            return None
     try:
         return _child.ask(request)
     except _Crashed:
@@ -112,9 +132,12 @@ def generate(
     with _lock:
         try:
             reply = _ask(request)
+            if reply is None:
+                return _checked(codegen_worker_reply(*request), ir_text)
         except _Crashed:
             try:
-                reply = _ask((*request[:5], False, *request[6:]))
+                plain = (*request[:5], False, *request[6:])
+                reply = _ask(plain) or codegen_worker_reply(*plain)
             except _Crashed as again:
                 raise LoweringError(
                     f"LLVM aborted while generating code:\n{again.message}", ir=ir_text
