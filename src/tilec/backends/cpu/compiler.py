@@ -35,6 +35,7 @@ class CpuCompiler:
         if len(funcs) != 1:
             raise LoweringError(f"a kernel module must hold exactly one function, not {len(funcs)}")
         func: FuncOp = funcs[0]
+        isolation.prestart()
         verify(module)
         host = machine.host_cpu()
         triple = target.triple or host.triple

@@ -67,13 +67,16 @@ def _write(stream: Any, message: Any) -> None:
 def serve() -> None:
     """The child's loop: one request in, one reply out, until stdin closes."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    import llvmlite.binding as llvm  # load LLVM before saying ready
+
+    llvm.initialize_native_target()
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    _write(stdout, ("ready",))
     while True:
         request = _read(stdin)
         if request is None:
             return
-        if not request[0]:  # the parent's "are you alive" request
-            _write(stdout, ("ok", "", b"", None))
-            continue
         try:
             reply: tuple[Any, ...] = ("ok", *generate(*request))
         except Exception as exc:

@@ -38,8 +38,13 @@ class _Crashed(Exception):
         self.message = message
 
 
+class _NoChild(Exception):
+    """The child never became ready (no usable Python here): generate in-process."""
+
+
 class _Child:
     def __init__(self) -> None:
+        self.ready = False
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         self.proc = subprocess.Popen(
@@ -49,6 +54,15 @@ class _Child:
 
     def ask(self, request: tuple[Any, ...]) -> Any:
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        if not self.ready:  # the child says "ready" once it has loaded LLVM
+            try:
+                hello = codegen_worker._read(self.proc.stdout)
+            except OSError:
+                hello = None
+            if hello != ("ready",):
+                self._death()
+                raise _NoChild
+            self.ready = True
         try:
             codegen_worker._write(self.proc.stdin, request)
             reply = codegen_worker._read(self.proc.stdout)
@@ -87,29 +101,33 @@ def _usable_python() -> bool:
     return os.path.exists(_WORKER)
 
 
-def _start() -> _Child | None:
-    """A new child that has answered a first (empty) request, or None when none can run."""
-    global _unavailable
-    try:
-        child = _Child()
-        ok = child.ask(("", "", "", "", 0, False, False, False))
-    except (OSError, _Crashed):
-        ok = None
-    if ok is None:
-        _unavailable = True  # e.g. sys.executable is not a Python interpreter (embedded)
-        return None
-    return child
+def prestart() -> None:
+    """Start the child now, so loading LLVM there overlaps this process's lowering."""
+    global _child
+    with _lock:
+        if _child is None and _usable_python():
+            try:
+                _child = _Child()
+            except OSError:
+                _mark_unavailable()
+
+
+def _mark_unavailable() -> None:
+    global _unavailable, _child
+    _unavailable = True  # e.g. sys.executable is not a Python interpreter (embedded)
+    _child = None
 
 
 def _ask(request: tuple[Any, ...]) -> Any:
     """The child's reply; None when there is no child (then the caller works in-process)."""
     global _child
-    if _child is None or _child.proc.poll() is not None:
-        _child = _start()
-        if _child is None:
-            return None
     try:
+        if _child is None or _child.proc.poll() is not None:
+            _child = _Child()
         return _child.ask(request)
+    except (_NoChild, OSError):
+        _mark_unavailable()
+        return None
     except _Crashed:
         _child = None
         raise
