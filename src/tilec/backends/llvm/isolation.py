@@ -8,6 +8,7 @@ Without a usable Python executable the work runs in-process.
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
@@ -44,6 +45,8 @@ class _NoChild(Exception):
 
 class _Child:
     def __init__(self) -> None:
+        if not _exit_hook:
+            _exit_hook.append(atexit.register(shutdown))
         self.ready = False
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
@@ -76,8 +79,9 @@ class _Child:
         try:
             self.proc.kill()
             _, err = self.proc.communicate(timeout=10)
-        except (OSError, subprocess.SubprocessError):
+        except (OSError, subprocess.SubprocessError, ValueError):
             err = b""
+        self.close()
         lines = err.decode("utf-8", "replace").strip().splitlines()
         return "\n".join(lines[-5:]) or f"the code generator exited with {self.proc.returncode}"
 
@@ -88,10 +92,14 @@ class _Child:
             self.proc.wait(timeout=5)
         except (OSError, subprocess.SubprocessError):
             self.proc.kill()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
 
 
 _lock = threading.Lock()
 _child: _Child | None = None
+_exit_hook: list[object] = []  # the atexit registration, made with the first child
 _unavailable = False  # no child could be started here: generate in-process
 
 
