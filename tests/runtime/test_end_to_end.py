@@ -109,3 +109,13 @@ def test_autotune_picks_the_fastest_config_on_cpu():
     assert kernel.best_config is min(timings, key=timings.get)
     assert kernel.best_config.kwargs["REPEAT"] == 1, timings
     np.testing.assert_allclose(out, np.sqrt(x.astype(np.float64) ** 2 + 1), rtol=1e-5)
+
+
+@tilec.jit
+def empty_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+
+def test_an_empty_kernel_compiles_and_launches():
+    kernel = empty_kernel[(4,)](np.zeros(8, np.float32), 8, BLOCK=8)
+    assert kernel.name == "empty_kernel"

@@ -7,7 +7,7 @@ loop whose results are unused and whose body only computes disappears too.
 from __future__ import annotations
 
 from ..ir.core import Block, Op, Value, uses
-from ..ir.ops import ModuleOp
+from ..ir.ops import FuncOp, ModuleOp
 
 
 def _is_pure(op: Op) -> bool:
@@ -20,7 +20,8 @@ def _sweep(block: Block, used: dict[Value, list[Op]]) -> bool:
         for region in op.regions:
             for inner in region.blocks:
                 changed |= _sweep(inner, used)
-        if op.is_terminator or any(r in used for r in op.results) or not _is_pure(op):
+        keep = op.is_terminator or isinstance(op, FuncOp)  # an empty kernel is still a kernel
+        if keep or any(r in used for r in op.results) or not _is_pure(op):
             continue
         op.erase()
         changed = True
