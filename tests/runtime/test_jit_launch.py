@@ -140,3 +140,9 @@ def test_float_beyond_fp32_is_a_usage_error(fake):
     k[(1,)](np.zeros(1, np.float32), float("inf"))  # inf is an fp32 value
     with pytest.raises(UsageError, match="a=1e\\+40 does not fit in fp32"):
         k[(1,)](np.zeros(1, np.float32), 1e40)
+
+
+def test_compiled_kernel_repr_names_its_specialization(add):
+    x, y, out = _inputs(16, np.random.default_rng())
+    text = repr(add.warmup(x, y, out, 16, BLOCK=4))
+    assert text.startswith("<tilec kernel add_kernel on cpu:fake-cpu") and "BLOCK=4" in text

@@ -81,6 +81,10 @@ class LaunchedKernel:
         self.params = tuple(all_params)
         self._pick = runtime_indices(all_params)
 
+    def __repr__(self) -> str:
+        params = ", ".join(str(p) for p in self.params)
+        return f"<tilec kernel {self.name} on {self.metadata.target} ({params})>"
+
     name = property(lambda self: self.metadata.name)
     n_regs = property(lambda self: self.metadata.n_regs)
     n_spills = property(lambda self: self.metadata.n_spills)
