@@ -57,3 +57,21 @@ def test_without_a_usable_interpreter_it_works_in_process(monkeypatch, tmp_path)
     finally:
         isolation.shutdown()
         isolation._unavailable = False
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_forked_process_gets_its_own_child() -> None:
+    import os
+
+    module = "define i32 @g() {\n  ret i32 7\n}\n"
+    isolation.generate(module, *TARGET)  # this process's child exists now
+    pid = os.fork()
+    if pid == 0:  # the copy compiles through a child of its own, then leaves at once
+        try:
+            ok = bool(isolation.generate(module, *TARGET).obj)
+        except BaseException:
+            ok = False
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert isolation.generate(module, *TARGET).obj  # the parent's child still answers

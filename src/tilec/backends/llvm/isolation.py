@@ -48,6 +48,7 @@ class _Child:
         if not _exit_hook:
             _exit_hook.append(atexit.register(shutdown))
         self.ready = False
+        self.owner = os.getpid()  # a forked copy of this process must not share the pipes
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         self.proc = subprocess.Popen(
@@ -113,7 +114,7 @@ def prestart() -> None:
     """Start the child now, so loading LLVM there overlaps this process's lowering."""
     global _child
     with _lock:
-        if _child is None and _usable_python():
+        if (_child is None or _child.owner != os.getpid()) and _usable_python():
             try:
                 _child = _Child()
             except OSError:
@@ -130,7 +131,10 @@ def _ask(request: tuple[Any, ...]) -> Any:
     """The child's reply; None when there is no child (then the caller works in-process)."""
     global _child
     try:
-        if _child is None or _child.proc.poll() is not None:
+        stale = _child is not None and (
+            _child.owner != os.getpid() or _child.proc.poll() is not None
+        )
+        if _child is None or stale:
             _child = _Child()
         return _child.ask(request)
     except (_NoChild, OSError):
