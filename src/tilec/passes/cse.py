@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import Block, Op, Value
-from ..ir.ops import AssumeOp, HintOp, LoadOp, ModuleOp, ProgramIdOp
+from ..ir.ops import AssumeOp, HintOp, LoadOp, ModuleOp
 
 _Key = tuple[Any, ...]
 
@@ -27,8 +27,6 @@ def _key(op: Op) -> _Key | None:
     if isinstance(op, (LoadOp, HintOp, AssumeOp)):  # loads may observe stores in between
         return None
     attrs = tuple(sorted((k, _hashable(v)) for k, v in op.attributes().items()))
-    if isinstance(op, ProgramIdOp):
-        attrs += (type(op).__name__,)
     return (type(op), attrs, tuple(map(id, op.operands)), tuple(r.type for r in op.results))
 
 

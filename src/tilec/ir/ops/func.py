@@ -30,7 +30,10 @@ class FuncOp(Op):
     name = "func"
 
     def __init__(self, sym_name: str, specs: Sequence[ArgSpec], loc: SourceLoc | None = None):
-        body = Block([s.type for s in specs], [s.name for s in specs])
+        types = [s.type for s in specs if s.type is not None]
+        if len(types) != len(specs):
+            raise ValueError("every runtime parameter of a FuncOp needs a type")
+        body = Block(types, [s.name for s in specs])
         super().__init__([], [], loc, [Region([body])])
         self.sym_name = sym_name
         self.specs = tuple(specs)
