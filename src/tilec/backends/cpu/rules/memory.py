@@ -96,9 +96,10 @@ class LoadTile(Tile):
 
     has_load = True
 
-    def __init__(self, ptr: Tile, mask: Tile | None, other: Tile | None):
+    def __init__(self, ptr: Tile, mask: Tile | None, other: Tile | None, volatile: bool = False):
         self.shape, self.ptr, self.mask, self.other = ptr.shape, ptr, mask, other
         self.elem = _pointee(ptr.elem)
+        self.volatile = volatile
 
     def cost(self) -> int:
         # a strided/contiguous load is one instruction off a hoisted row base: reloading it
@@ -109,17 +110,28 @@ class LoadTile(Tile):
         return [t for t in (self.ptr, self.mask, self.other) if t is not None]
 
     def emit(self, s: Scope, idx: Index) -> ir.Value:
-        ty = storage(self.elem)
         other = s.get(self.other, idx) if self.other is not None else constant(self.elem, 0)
         if self.mask is None:
-            return s.b.load(address(s, self.ptr, idx), typ=ty, align=_align(self.elem))
+            return read(s.b, address(s, self.ptr, idx), self.elem, self.volatile)
         m = s.get(self.mask, idx)
         if isinstance(m, ir.Constant) and not m.constant:
             return other
         addr = address(s, self.ptr, idx)
-        v = guarded(s.b, m, lambda: s.b.load(addr, typ=ty, align=_align(self.elem)), other)
+        v = guarded(s.b, m, lambda: read(s.b, addr, self.elem, self.volatile), other)
         assert v is not None
         return v
+
+
+def read(b: ir.IRBuilder, addr: ir.Value, elem: Element, volatile: bool = False) -> ir.Value:
+    """One element load. A volatile load (spin-wait flags) is an atomic monotonic load, which
+    LLVM may not hoist out of the loop that waits on it."""
+    ty = storage(elem)
+    if not volatile:
+        return b.load(addr, typ=ty, align=_align(elem))
+    if isinstance(ty, ir.IntType) and ty.width == 1:  # atomics need whole bytes
+        byte = b.load_atomic(addr, "monotonic", 1, typ=T.i8)
+        return b.icmp_unsigned("!=", byte, ir.Constant(T.i8, 0))
+    return b.load_atomic(addr, "monotonic", _align(elem), typ=ty)
 
 
 def find_split(roots: Sequence[Tile], first: Tile | None = None) -> Tile | None:
@@ -148,18 +160,19 @@ def _load(lw: Lowering, op: O.LoadOp) -> None:
     shape = result_shape(op)
     mask = lw.tile(op.mask, shape) if op.mask is not None else None
     other = lw.tile(op.other, shape) if op.other is not None else None
-    lw.define(op.result, LoadTile(ptr, mask, other))
+    tile = LoadTile(ptr, mask, other, op.volatile)
+    # a volatile load happens where it stands, not wherever its consumers get fused
+    lw.define(op.result, lw.materialize(tile) if op.volatile else tile)
 
 
 def _scalar_load(lw: Lowering, op: O.LoadOp, ptr: ir.Value) -> None:
     elem = element_of(op.result.type)
     b = lw.b
-    ty = storage(elem)
     if op.mask is None:
-        lw.define(op.result, b.load(ptr, typ=ty, align=_align(elem)))
+        lw.define(op.result, read(b, ptr, elem, op.volatile))
         return
     other = lw.scalar(op.other) if op.other is not None else constant(elem, 0)
-    v = guarded(b, lw.scalar(op.mask), lambda: b.load(ptr, typ=ty, align=_align(elem)), other)
+    v = guarded(b, lw.scalar(op.mask), lambda: read(b, ptr, elem, op.volatile), other)
     lw.define(op.result, v)
 
 
