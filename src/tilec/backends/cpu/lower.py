@@ -9,7 +9,6 @@ value, a store or atomic that could change what a pending load reads, or a regio
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Union
 
 from llvmlite import ir
 
@@ -24,7 +23,7 @@ from .liveness import Liveness
 from .nest import emit_nest
 from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
 
-Lowered = Union[ir.Value, Tile]  # noqa: UP007 (a runtime alias; | needs Python 3.10 types)
+Lowered = ir.Value | Tile
 Rule = Callable[["Lowering", Op], None]
 
 # bytes of tile buffers one program keeps on the stack (the rest goes to one heap block)
