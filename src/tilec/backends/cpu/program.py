@@ -64,11 +64,14 @@ def _build_entry(module: ir.Module, program: ir.Function, symbol: str) -> None:
     b = ir.IRBuilder(entry.append_basic_block("start"))
     gx64, gy64 = b.zext(gx, T.i64), b.zext(gy, T.i64)
     stop = entry.append_basic_block("stop")
-    with counted_loop(b, begin, end, "pid") as pid:
-        x = b.urem(pid, gx64)
-        rest = b.udiv(pid, gx64)
-        y, z = b.urem(rest, gy64), b.udiv(rest, gy64)
-        ids = [b.trunc(v, T.i32) for v in (x, y, z)]
+    # (x, y, z) of the first program by division, then counted up: no division per program
+    rest = b.udiv(begin, gx64)
+    start_ids = [b.urem(begin, gx64), b.urem(rest, gy64), b.udiv(rest, gy64)]
+    slots = [b.alloca(T.i32) for _ in range(3)]
+    for slot, v in zip(slots, start_ids):
+        b.store(b.trunc(v, T.i32), slot)
+    with counted_loop(b, begin, end, "pid"):
+        ids = [b.load(slot, typ=T.i32) for slot in slots]
         b.call(program, [args, *ids, gx, gy, gz, status])
         failed = b.icmp_unsigned(
             "!=", b.load_atomic(status, "monotonic", 8, typ=T.i64), ir.Constant(T.i64, 0)
@@ -76,6 +79,20 @@ def _build_entry(module: ir.Module, program: ir.Function, symbol: str) -> None:
         go_on = entry.append_basic_block("next")
         b.cbranch(failed, stop, go_on)
         b.position_at_end(go_on)
+        _next_ids(b, ids, slots, gx, gy)
     b.branch(stop)
     b.position_at_end(stop)
     b.ret_void()
+
+
+def _next_ids(
+    b: ir.IRBuilder, ids: list[ir.Value], slots: list[ir.Value], gx: ir.Value, gy: ir.Value
+) -> None:
+    one, zero = ir.Constant(T.i32, 1), ir.Constant(T.i32, 0)
+    x1 = b.add(ids[0], one)
+    wrap_x = b.icmp_unsigned(">=", x1, gx)
+    y1 = b.select(wrap_x, b.add(ids[1], one), ids[1])
+    wrap_y = b.icmp_unsigned(">=", y1, gy)
+    b.store(b.select(wrap_x, zero, x1), slots[0])
+    b.store(b.select(wrap_y, zero, y1), slots[1])
+    b.store(b.select(wrap_y, b.add(ids[2], one), ids[2]), slots[2])
