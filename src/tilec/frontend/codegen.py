@@ -62,6 +62,7 @@ class Unit:
     def __init__(self, builder: Builder) -> None:
         self.b = builder
         self.stack: list[Any] = []  # functions being inlined, to reject recursion
+        self.unrolled = 0  # iterations of static loops generated so far (bounded)
 
 
 class FunctionCodegen:
@@ -93,7 +94,9 @@ class FunctionCodegen:
             raise
         except TilecError:
             raise
-        except RecursionError:
+        except RecursionError as e:  # reported once, by build_module, at the deepest node
+            if not hasattr(e, "tilec_loc"):
+                e.tilec_loc = loc  # type: ignore[attr-defined]
             raise
         except Exception as e:
             raise CompileError(f"{type(e).__name__}: {e}", loc) from e

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TileTypeError, UnsupportedFeature, UnsupportedSyntax
@@ -249,7 +250,18 @@ def visit_for(cg: FunctionCodegen, node: ast.For) -> None:
     )
 
 
-def _unrolled(cg: FunctionCodegen, node: ast.For, values: list[Any]) -> None:
+# Static loops are unrolled into the IR; past this many iterations in one kernel (nested
+# loops multiply) the IR would take minutes and gigabytes to build, so the kernel is refused.
+MAX_UNROLLED_ITERATIONS = 1 << 14
+
+
+def _unrolled(cg: FunctionCodegen, node: ast.For, values: Sequence[Any]) -> None:
+    cg.unit.unrolled += len(values)
+    if cg.unit.unrolled > MAX_UNROLLED_ITERATIONS:
+        raise UnsupportedFeature(
+            f"static loops unrolled into more than {MAX_UNROLLED_ITERATIONS} iterations in one "
+            f"kernel (this loop has {len(values)}); use tl.range for a run-time loop"
+        )
     for v in values:
         cg.scope[node.target.id] = v  # type: ignore[attr-defined]
         cg.visit_body(node.body)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UnsupportedFeature, UsageError
 from ..ir.argspec import ArgKind, ArgSpec
 from ..ir.builder import Builder
 from ..ir.ops import FuncOp, ModuleOp
 from ..ir.verify import verify
+from ..source import SourceLoc
 from .check import check_function
 from .codegen import RETURN, FunctionCodegen, Unit
 from .parse import parse_function
@@ -36,6 +38,21 @@ def _bind(
 
 def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) -> ModuleOp:
     """Compile the Python function ``fn`` for ``specs`` (one per parameter) into tile IR."""
+    try:
+        return _build(fn, specs, name)
+    except RecursionError as exc:  # the AST visitors recurse once per nesting level
+        code = getattr(fn, "__code__", None)
+        where = getattr(exc, "tilec_loc", None) or (
+            SourceLoc(code.co_filename, code.co_firstlineno) if code is not None else None
+        )
+        raise UnsupportedFeature(
+            "kernel code nested too deeply (expressions, blocks or @jit calls) for Python's "
+            f"recursion limit ({sys.getrecursionlimit()}); split it into smaller steps",
+            where,
+        ) from None
+
+
+def _build(fn: Any, specs: Sequence[ArgSpec], name: str | None) -> ModuleOp:
     parsed = parse_function(fn)
     check_function(parsed)
     params = list(inspect.signature(fn).parameters.values())
@@ -52,8 +69,6 @@ def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) 
     codegen = FunctionCodegen(unit, parsed, _bind(params, specs, func))
     codegen.visit_body(parsed.node.body)
     if codegen.scope.get(RETURN) is not None:
-        from ..errors import UnsupportedFeature
-
         raise UnsupportedFeature(
             "kernels cannot return values; store results through a pointer instead",
             parsed.loc(None),

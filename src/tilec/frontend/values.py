@@ -13,8 +13,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..ir.core import Value
-from ..ir.types import Element, Type, element_of, shape_of
+from ..ir.types import Element, TileType, Type, element_of, shape_of
 from ..language.constexpr import constexpr
+
+# Triton's TRITON_MAX_TENSOR_NUMEL: bigger tiles are rejected before any code is generated
+# (a backend would otherwise try to build a multi-gigabyte buffer or loop for minutes).
+MAX_TILE_NUMEL = 1 << 20
 
 
 class Tensor:
@@ -23,6 +27,14 @@ class Tensor:
     __slots__ = ("value",)
 
     def __init__(self, value: Value) -> None:
+        t = value.type
+        if type(t) is TileType and t.numel > MAX_TILE_NUMEL:
+            from ..errors import TileTypeError
+
+            raise TileTypeError(
+                f"a tile of shape {list(t.shape)} has {t.numel} elements, more than the "
+                f"maximum of {MAX_TILE_NUMEL} (2**20, as in Triton)"
+            )
         self.value = value
 
     @property

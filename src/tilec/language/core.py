@@ -163,8 +163,9 @@ class static_range:
             if not isinstance(v, int) or isinstance(v, bool):
                 raise ConstexprError("tl.static_range bounds must be compile-time ints")
 
-    def values(self) -> list[int]:
-        return list(builtins.range(self.start, self.end, self.step))
+    def values(self) -> builtins.range:
+        """The iteration values, lazily (so a huge count can be refused before it is built)."""
+        return builtins.range(self.start, self.end, self.step)
 
 
 __all__ = [
