@@ -1,4 +1,4 @@
-"""Equivalents of Triton's tutorials 01-07, written the way a Triton user writes them.
+"""Equivalents of Triton's tutorials 01-07 and 09, written the way a Triton user writes them.
 
 Only ``triton`` / ``tl`` names appear in the kernels (``import tilec as triton``), and the host
 functions take caller-allocated arrays (numpy, torch CPU or CUDA tensors), so the same module
@@ -558,3 +558,64 @@ def asin_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 def asin(x, out, block_size: int = 256) -> None:
     n = numel(out)
     asin_kernel[(triton.cdiv(n, block_size),)](x, out, n, BLOCK_SIZE=block_size)
+
+
+# --- 09 persistent matmul ------------------------------------------------------------------------
+
+
+@triton.jit
+def tile_coordinates(tile, tiles_per_group, blocks_m, GROUP_SIZE_M: tl.constexpr):
+    first_m = (tile // tiles_per_group) * GROUP_SIZE_M
+    rows_in_group = min(blocks_m - first_m, GROUP_SIZE_M)
+    return first_m + (tile % rows_in_group), (tile % tiles_per_group) // rows_in_group
+
+
+@triton.jit
+def persistent_matmul_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K,
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
+):  # fmt: skip
+    # A fixed number of programs stride over the output tiles in grouped order; out-of-range
+    # rows and columns are clamped to 0 for the loads (no load masks) and masked on the store.
+    blocks_m = tl.cdiv(M, BLOCK_SIZE_M)
+    blocks_n = tl.cdiv(N, BLOCK_SIZE_N)
+    tiles_per_group = GROUP_SIZE_M * blocks_n
+    ks = tl.arange(0, BLOCK_SIZE_K)
+    for tile in tl.range(tl.program_id(0), blocks_m * blocks_n, NUM_SMS, flatten=True):
+        pid_m, pid_n = tile_coordinates(tile, tiles_per_group, blocks_m, GROUP_SIZE_M)
+        # The hints hold for the block's own offsets; the clamped copies only feed the loads.
+        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        rows = tl.max_contiguous(tl.multiple_of(rows, BLOCK_SIZE_M), BLOCK_SIZE_M)
+        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        cols = tl.max_contiguous(tl.multiple_of(cols, BLOCK_SIZE_N), BLOCK_SIZE_N)
+        safe_rows = tl.where(rows < M, rows, 0)
+        safe_cols = tl.where(cols < N, cols, 0)
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for step in range(tl.cdiv(K, BLOCK_SIZE_K)):
+            k = step * BLOCK_SIZE_K + ks
+            a = tl.load(
+                a_ptr + safe_rows[:, None] * stride_am + k[None, :] * stride_ak,
+                mask=k[None, :] < K, other=0.0,
+            )  # fmt: skip
+            b = tl.load(
+                b_ptr + k[:, None] * stride_bk + safe_cols[None, :] * stride_bn,
+                mask=k[:, None] < K, other=0.0,
+            )  # fmt: skip
+            acc = tl.dot(a, b, acc)
+        c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
+        c_mask = (rows[:, None] < M) & (cols[None, :] < N)
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+
+
+def persistent_matmul(a, b, c, num_sms: int = 3, block=(16, 16, 16), group_size_m: int = 2):
+    M, K = a.shape
+    _, N = b.shape
+    bm, bn, bk = block
+    tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+    persistent_matmul_kernel[(min(num_sms, tiles),)](
+        a, b, c, M, N, K, stride(a, 0), stride(a, 1), stride(b, 0), stride(b, 1),
+        stride(c, 0), stride(c, 1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+        GROUP_SIZE_M=group_size_m, NUM_SMS=num_sms,
+    )  # fmt: skip

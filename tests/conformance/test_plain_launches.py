@@ -132,6 +132,13 @@ def run_asin(dev):
     close(out, torch.asin(x.double()), 1e-6, 1e-7)
 
 
+def run_persistent_matmul(dev):
+    a, b = randn(dev, 50, 33), randn(dev, 33, 70)
+    c = nan_tensor(dev, 50, 70)
+    kernels.persistent_matmul(a, b, c, num_sms=4)
+    close(c, a.double() @ b.double(), 2e-3, 2e-3)  # loose enough for tf32 dots on a GPU
+
+
 PLAIN_RUNS = {
     "add_kernel": run_add,
     "softmax_kernel": run_softmax,
@@ -145,6 +152,7 @@ PLAIN_RUNS = {
     "attn_fwd_kernel": run_attention,
     "attn_fwd_block_ptr_kernel": run_attention_block_ptr,
     "asin_kernel": run_asin,
+    "persistent_matmul_kernel": run_persistent_matmul,
 }
 RUNS = sorted(set(PLAIN_RUNS.values()), key=lambda f: f.__name__)
 

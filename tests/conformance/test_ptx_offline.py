@@ -38,6 +38,8 @@ SIGNATURES = {
     "attn_fwd_block_ptr_kernel": f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, {ints(18)},"
     " HEAD_DIM=64, BLOCK_M=64, BLOCK_N=32, CAUSAL=False",
     "asin_kernel": "*fp32:16, *fp32:16, i32, BLOCK_SIZE=1024",
+    "persistent_matmul_kernel": f"*fp16:16, *fp16:16, *fp16:16, {ints(9)}, BLOCK_SIZE_M=128,"
+    " BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_SMS=132",
 }
 
 
