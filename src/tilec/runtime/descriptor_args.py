@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
-from ..errors import UsageError
+from ..errors import UnsupportedFeature, UsageError
 from . import specialize
 from .kernel import LaunchedKernel
 from .specialize import I64, PointerKey
@@ -146,6 +146,16 @@ class DescriptorKernel(LaunchedKernel):
         super().__init__(inner.compiled, inner.loaded, inner.params)
         self.inner = inner
         self.positions = frozenset(positions)
+
+    @property
+    def metadata(self) -> Any:
+        return self.inner.metadata
+
+    def __getitem__(self, grid: Any) -> Any:
+        raise UnsupportedFeature(
+            f"{self.name}: launching the compiled kernel of a kernel with tensor descriptor "
+            "arguments directly; launch it through its @jit function"
+        )
 
     def launch(self, grid: Any, *values: Any) -> None:
         flat: list[Any] = []

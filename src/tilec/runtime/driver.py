@@ -43,11 +43,18 @@ _CPU_FLUSH_BYTES = 64 << 20
 
 
 class CpuUtils:
-    def get_device_properties(self, device: int = 0) -> dict[str, Any]:
+    def get_device_properties(self, device: int | None = 0) -> dict[str, Any]:
+        """Triton's property names with the CPU meanings of occupancy.py: a multiprocessor is
+        a worker thread, ``max_shared_mem`` the stack each program's tile buffers live on and
+        ``max_num_regs`` a core's SIMD registers × Triton's largest num_warps (warpSize 1), so
+        ``max_num_regs // (n_regs * warpSize * num_warps)`` is at least one program per core."""
+        from . import occupancy
+
+        target = _registry_driver("cpu").current_target()
         return {
             "multiprocessor_count": config.get().num_threads or os.cpu_count() or 1,
-            "max_shared_mem": 0,
-            "max_num_regs": 0,
+            "max_shared_mem": occupancy.PROGRAM_STACK_BYTES,
+            "max_num_regs": occupancy.max_num_regs(target),
             "warpSize": 1,
             "sm_clock_rate": 0,
             "mem_clock_rate": 0,

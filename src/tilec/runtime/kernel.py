@@ -10,6 +10,8 @@ CUDA launcher on the current stream. Both expose what Triton's compiled kernel d
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import functools
 import os
 import struct
 import sys
@@ -17,10 +19,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import config
-from ..backends.artifacts import CompiledKernel, KernelMetadata
+from ..backends.artifacts import CompiledKernel, KernelMetadata, Stage
 from ..errors import DeviceAssertError, LaunchError, UnsupportedFeature, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec
+from . import occupancy
 
 Grid3 = tuple[int, int, int]
 _GRIDS: dict[Any, Grid3] = {}
@@ -76,10 +79,14 @@ class LaunchedKernel:
     def __init__(self, compiled: CompiledKernel, loaded: Any, all_params: Sequence[ArgSpec]):
         self.compiled = compiled
         self.loaded = loaded  # keeps the code alive
-        self.metadata: KernelMetadata = compiled.metadata
         self.asm = compiled.asm
         self.params = tuple(all_params)
         self._pick = runtime_indices(all_params)
+        self._direct: Any = None
+
+    @property
+    def metadata(self) -> KernelMetadata:
+        return self.compiled.metadata
 
     def __repr__(self) -> str:
         params = ", ".join(str(p) for p in self.params)
@@ -92,6 +99,19 @@ class LaunchedKernel:
     def launch(self, grid: Any, *values: Any) -> None:
         """Run over ``grid`` with one value per kernel parameter (constexprs included)."""
         raise NotImplementedError  # each backend's kernel launches its own way
+
+    def _init_handles(self) -> None:
+        """Triton loads a compiled kernel lazily here; tilec's is loaded already."""
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        """Triton's ``compiled[grid](*args)``: every argument, constexprs included, checked
+        against the specialization this kernel was compiled for (direct_launch.py)."""
+        if self._direct is None:
+            from .direct_launch import DirectLaunch
+
+            self._direct = DirectLaunch(self)
+        direct = self._direct
+        return lambda *args: direct(grid, args)
 
     def assert_error(self, index: int, pid: int, grid: Grid3) -> DeviceAssertError:
         gx, gy, _ = grid
@@ -106,7 +126,23 @@ class LaunchedKernel:
 
 
 class CpuKernel(LaunchedKernel):
-    """Runs on the host through ``launcher.run_cpu_grid``."""
+    """Runs on the host through ``launcher.run_cpu_grid``.
+
+    Its ``metadata`` reports CPU figures where the compiler has none (occupancy.py): ``n_regs``
+    is the target's SIMD register count, ``shared`` the bytes of tile buffers on the stack.
+    """
+
+    @functools.cached_property
+    def metadata(self) -> KernelMetadata:  # type: ignore[override]
+        meta = self.compiled.metadata
+        if meta.n_regs and meta.shared:
+            return meta
+        llir = self.compiled.asm.get(Stage.LLIR.value, "")
+        return dataclasses.replace(
+            meta,
+            n_regs=meta.n_regs or occupancy.vector_registers(meta.target),
+            shared=meta.shared or occupancy.stack_bytes(llir if isinstance(llir, str) else ""),
+        )
 
     def __init__(self, compiled: CompiledKernel, loaded: Any, all_params: Sequence[ArgSpec]):
         from . import launcher

@@ -1,0 +1,97 @@
+"""``compiled[grid](*args)``: launch a compiled kernel with all of its Python arguments.
+
+This is Triton's CompiledKernel call (on the object ``JITFunction.warmup`` returns): every
+parameter is passed, constexprs included. Each argument is described as at a JIT launch and
+must fit the specialization the kernel was compiled for (equal constexprs, arrays of the same
+element type and device, 16-byte aligned where the kernel assumed it, integers of a width and
+with the facts it assumed); what fits is remembered per key part, so a repeated launch costs
+one describe and one dict lookup per argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import TilecError, UsageError
+from ..ir import types as ir
+from ..ir.argspec import ArgKind, ArgSpec
+from . import specialize
+
+if TYPE_CHECKING:
+    from .kernel import LaunchedKernel
+
+# the integer types a compiled integer parameter accepts values of (by the value's key type)
+_WIDER = {ir.int32: (ir.int32,), ir.int64: (ir.int32, ir.int64), ir.uint64: (ir.uint64,)}
+
+
+def _mismatch(spec: ArgSpec, key: Any, device: str) -> str | None:
+    """Why an argument with key part ``key`` cannot be passed for ``spec``, or None if it fits."""
+    compiled = f"the kernel was compiled for {spec}"
+    if spec.kind is ArgKind.CONSTEXPR:
+        same = key == specialize.constexpr_key(spec.value)
+        return None if same else compiled
+    if spec.kind is ArgKind.NONE:
+        return None if key is None else compiled
+    if spec.kind is ArgKind.POINTER:
+        if type(key) is not specialize.PointerKey:
+            return compiled
+        assert isinstance(spec.type, ir.PointerType)
+        if key.device != device:
+            return f"{compiled} on {device}, the array lives on {key.device}"
+        aligned = key.aligned or not spec.divisible_by_16
+        return None if key.element == spec.type.element and aligned else compiled
+    if type(key) is not int:
+        return compiled
+    given = specialize.spec_from_key(spec.name, key, False)
+    if spec.equals_one:
+        return None if given.equals_one else compiled
+    if spec.divisible_by_16 and not given.divisible_by_16:
+        return compiled
+    if spec.type in _WIDER:
+        return None if given.type in _WIDER[spec.type] else compiled
+    return None if given.type == spec.type else compiled
+
+
+def _short(arg: Any) -> str:
+    if isinstance(arg, (int, float, bool, str, type(None))):
+        return repr(arg)
+    return f"<{type(arg).__module__}.{type(arg).__qualname__}>"
+
+
+class DirectLaunch:
+    """The callable ``compiled[grid]`` returns (one per kernel, remembering what fits)."""
+
+    def __init__(self, kernel: LaunchedKernel) -> None:
+        self.kernel = kernel
+        self.params: Sequence[ArgSpec] = kernel.params
+        self.device = kernel.metadata.target.kind
+        self._fits: list[dict[Any, str | None]] = [{} for _ in self.params]
+
+    def __call__(self, grid: Any, args: tuple[Any, ...]) -> None:
+        if len(args) != len(self.params):
+            raise UsageError(
+                f"{self.kernel.name}: the compiled kernel takes {len(self.params)} arguments "
+                f"(constexprs included: {', '.join(p.name for p in self.params)}), "
+                f"got {len(args)}"
+            )
+        values = []
+        for spec, fits, arg in zip(self.params, self._fits, args):
+            try:
+                if spec.kind is ArgKind.CONSTEXPR:
+                    key, value = specialize.constexpr_key(arg), arg
+                else:
+                    key, value = specialize.describe(arg)
+            except TilecError as exc:
+                raise type(exc)(f"{self.kernel.name}: argument {spec.name!r}: {exc}") from None
+            if key not in fits:
+                fits[key] = _mismatch(spec, key, self.device)
+            reason = fits[key]
+            if reason is not None:
+                raise UsageError(
+                    f"{self.kernel.name}: argument {spec.name}={_short(arg)} does not fit the "
+                    f"compiled kernel ({reason}); launch through the @jit function to "
+                    "compile another specialization"
+                )
+            values.append(value)
+        self.kernel.launch(grid, *values)
