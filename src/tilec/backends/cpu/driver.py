@@ -36,6 +36,8 @@ _CODEGEN_LIBCALLS = (
     "__truncsfhf2",
     "__extendhfsf2",
     "__truncdfhf2",
+    "__chkstk",  # Windows stack probes for frames past 4 KiB (tile buffers)
+    "__chkstk_darwin",  # the same on macOS arm64
 )
 _ALIASES = {"win32": {"j0": "_j0", "j1": "_j1", "y0": "_y0", "y1": "_y1"}}
 _DECLARE = re.compile(r'^declare[^@]*@"?([A-Za-z_][\w.$]*)"?\(', re.M)
@@ -45,7 +47,7 @@ _DECLARE = re.compile(r'^declare[^@]*@"?([A-Za-z_][\w.$]*)"?\(', re.M)
 def _c_libraries() -> tuple[Any, ...]:
     libs: list[Any] = []
     if sys.platform == "win32":
-        for name in ("ucrtbase", "msvcrt"):
+        for name in ("ucrtbase", "msvcrt", "ntdll"):
             try:
                 libs.append(ctypes.CDLL(name))
             except OSError:
