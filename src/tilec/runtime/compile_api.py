@@ -111,11 +111,11 @@ def compile(  # Triton's name
 ) -> CompiledKernel:
     """Compile ``kernel`` for ``signature`` on ``target`` (default: this host's CPU)."""
     from .compiler import compile as compile_specs
-    from .jit import compile_options
+    from .launch_options import check_extern_libs, compile_options
 
     if not getattr(kernel, "__tilec_jit__", False):
         raise UsageError(f"tilec.compile expects a @tilec.jit kernel, got {type(kernel).__name__}")
     specs = parse_signature(kernel, signature)
-    return compile_specs(
-        kernel, specs, parse_target(target), compile_options(options, kernel.debug)
-    )
+    chosen, opts = parse_target(target), compile_options(options, kernel.debug)
+    check_extern_libs(opts, chosen.kind)
+    return compile_specs(kernel, specs, chosen, opts)

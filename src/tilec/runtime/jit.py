@@ -12,35 +12,19 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from typing import Any, overload
 
 from .. import config as _config
-from ..backends.target import CompileOptions, Target
+from ..backends.target import Target
 from ..errors import LaunchError, TilecError, UsageError
 from . import descriptor_args, specialize
 from .binder import make_launch, parameters_of
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
+from .launch_options import check_extern_libs, compile_options, hashable_options
 
-_OPTION_FIELDS = frozenset(f.name for f in fields(CompileOptions)) - {"extra"}
-# Triton launch options that tilec accepts and hands to the backend in ``CompileOptions.extra``.
-_EXTRA_OPTIONS = frozenset({"launch_cooperative_grid", "launch_pdl", "sanitize_overflow"})
+__all__ = ["JITFunction", "compile_options", "jit"]
+
 _TARGETS: dict[str, Target] = {}
-
-
-def compile_options(options: dict[str, Any], debug: bool | None) -> CompileOptions:
-    """CompileOptions from launch keywords (``num_warps=8`` ...), rejecting unknown names."""
-    known = {k: v for k, v in options.items() if k in _OPTION_FIELDS}
-    extra = {k: v for k, v in options.items() if k in _EXTRA_OPTIONS}
-    unknown = set(options) - set(known) - set(extra)
-    if unknown:
-        raise UsageError(
-            f"unknown keyword argument(s) {', '.join(sorted(unknown))}: neither kernel "
-            f"parameters nor launch options ({', '.join(sorted(_OPTION_FIELDS | _EXTRA_OPTIONS))})"
-        )
-    if "debug" not in known:
-        known["debug"] = bool(debug) if debug is not None else _config.get().debug
-    return CompileOptions(**known, extra=tuple(sorted(extra.items())))
 
 
 def _target(kind: str, backend: Any) -> Target:
@@ -143,7 +127,12 @@ class JITFunction:
         # keyed by the keywords in call order (no sort on the warm path); a new order finds
         # the kernel under the sorted, canonical key before compiling
         full_key: Any = (key, tuple(options.items())) if options else key
-        kernel = self._kernels.get(full_key)
+        try:
+            kernel = self._kernels.get(full_key)
+        except TypeError:  # a value such as extern_libs={...}: key it by its hashable form
+            options = hashable_options(options)
+            full_key = (key, tuple(options.items()))
+            kernel = self._kernels.get(full_key)
         if kernel is None:
             canonical = (key, tuple(sorted(options.items()))) if options else key
             kernel = self._kernels.get(canonical) or self._compile(canonical, options)
@@ -200,6 +189,7 @@ class JITFunction:
             raise UsageError(f"{self.__name__}: {exc}") from None
         device = device or _default_device()
         opts = compile_options(options, self.debug)
+        check_extern_libs(opts, device)
         backend = registry.get(device)
         compiled = compiler.compile(self, specs, _target(device, backend), opts)
         loaded = backend.driver.load(compiled)

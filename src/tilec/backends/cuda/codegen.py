@@ -64,8 +64,8 @@ _LIBDEVICE_CALL = re.compile(r'^declare [^@]*@"?(__nv_\w+)"?\(', re.M)
 
 
 @cache
-def _libdevice_bitcode() -> bytes:
-    path = toolchain.libdevice_path()
+def _libdevice_bitcode(path: str | None = None) -> bytes:
+    path = path or toolchain.libdevice_path()
     if path is None:
         raise PlatformError(
             "libdevice.10.bc was not found: pip install nvidia-nvvm, or set CUDA_HOME "
@@ -76,11 +76,17 @@ def _libdevice_bitcode() -> bytes:
 
 
 @cache
-def _libdevice_subset(names: frozenset[str], arch: str, ptx_version: int) -> bytes:
+def _libdevice_subset(
+    names: frozenset[str], arch: str, ptx_version: int, path: str | None = None
+) -> bytes:
     """Bitcode holding only ``names`` and what they call: parsed and pruned once per set, so
     recompiling (autotuning, new specializations) links a few KB instead of all of libdevice."""
     llvm = _llvm()
-    lib = llvm.parse_bitcode(_libdevice_bitcode())
+    try:
+        lib = llvm.parse_bitcode(_libdevice_bitcode(path))
+    except RuntimeError as exc:  # e.g. an extern_libs path that is not a bitcode file
+        where = path or toolchain.libdevice_path()
+        raise PlatformError(f"libdevice {where} is not LLVM bitcode: {exc}") from None
     for fn in lib.functions:
         if not fn.is_declaration and fn.name not in names:
             fn.linkage = llvm.Linkage.internal
@@ -93,10 +99,12 @@ def _libdevice_subset(names: frozenset[str], arch: str, ptx_version: int) -> byt
     return bytes(lib.as_bitcode())
 
 
-def _link_libdevice(mod, names: frozenset[str], arch: str, ptx_version: int, kernel: str) -> None:  # type: ignore[no-untyped-def]
+def _link_libdevice(  # type: ignore[no-untyped-def]
+    mod, names: frozenset[str], arch: str, ptx_version: int, kernel: str, path: str | None = None
+) -> None:
     """Link the libdevice functions ``names`` into ``mod`` and internalize all but the kernel."""
     llvm = _llvm()
-    lib = llvm.parse_bitcode(_libdevice_subset(names, arch, ptx_version))
+    lib = llvm.parse_bitcode(_libdevice_subset(names, arch, ptx_version, path))
     lib.triple = TRIPLE
     lib.data_layout = mod.data_layout
     mod.link_in(lib)
@@ -108,8 +116,11 @@ def _link_libdevice(mod, names: frozenset[str], arch: str, ptx_version: int, ker
             fn.linkage = llvm.Linkage.internal
 
 
-def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, str]:
-    """Optimize ``llir`` and emit PTX; returns (optimized LLVM IR, PTX)."""
+def to_ptx(
+    llir: str, arch: str, ptx_version: int, kernel: str, libdevice: str | None = None
+) -> tuple[str, str]:
+    """Optimize ``llir`` and emit PTX; returns (optimized LLVM IR, PTX). ``libdevice`` is a
+    bitcode file to link instead of the toolchain's (Triton's ``extern_libs``)."""
     check_callees(llir, int(re.sub(r"\D", "", arch) or 0))
     llvm = _llvm()
     with _LOCK:  # LLVM's global state (options, contexts) is not reentrant across threads
@@ -123,7 +134,7 @@ def to_ptx(llir: str, arch: str, ptx_version: int, kernel: str) -> tuple[str, st
             raise LoweringError(f"LLVM rejected the generated IR: {exc}", ir=llir) from exc
         needed = frozenset(_LIBDEVICE_CALL.findall(llir))
         if needed:
-            _link_libdevice(mod, needed, arch, ptx_version, kernel)
+            _link_libdevice(mod, needed, arch, ptx_version, kernel, libdevice)
         pto = llvm.create_pipeline_tuning_options(speed_level=3)
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)

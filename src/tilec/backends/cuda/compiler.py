@@ -7,6 +7,7 @@ and assembler failures raise LoweringError with the tool's log.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from llvmlite import ir
 
@@ -91,7 +92,9 @@ class CudaCompiler:
         version = target.ptx_version or ptx_version.choose(arch)
         ptx_version.choose(arch, requested=version)
         llir, lowering = lower(func, arch, options)
-        optimized, ptx = codegen.to_ptx(llir, arch, version, func.sym_name)
+        libs: Any = dict(options.extra).get("extern_libs", ())  # Triton's extern_libs option
+        libdevice = dict(libs).get("libdevice")
+        optimized, ptx = codegen.to_ptx(llir, arch, version, func.sym_name, libdevice)
         asm: dict[str, str | bytes] = {"tir": print_ir(module), "llir": optimized, "ptx": ptx}
         result = (
             assemble.assemble(ptx, arch, self.assembler)
