@@ -2,7 +2,8 @@
 
 ``compile(fn, specs, target, options)`` is the whole pipeline; the cache key covers the
 kernel's source fingerprint (with its @jit callees and constant globals), the ArgSpecs, the
-target, the options and the tilec + llvmlite (LLVM) versions. Every stage is written to
+target, the options, the tilec + llvmlite (LLVM) versions and a hash of tilec's compiler
+sources (so an upgrade or a local edit never loads a stale kernel). Every stage is written to
 ``config.dump_dir`` when it is set.
 """
 
@@ -23,6 +24,7 @@ from ..errors import CacheError
 from ..ir.argspec import ArgSpec
 from ..ir.ops.func import ModuleOp
 from .cache import KernelCache
+from .compiler_fingerprint import compiler_fingerprint
 from .fingerprint import fingerprint
 
 _SUFFIX = {"tir": "tir", "llir": "ll", "asm": "s", "obj": "o", "ptx": "ptx", "cubin": "cubin"}
@@ -48,6 +50,7 @@ def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: Compil
     """The content address of one compiled specialization."""
     parts = [
         f"tilec {__version__}",
+        f"compiler {compiler_fingerprint()}",
         f"llvmlite {_llvmlite_version()}",
         f"python {sys.version_info[0]}.{sys.version_info[1]}",
         f"source {source_key(fn)}",
