@@ -23,6 +23,24 @@ class Backend:
     driver: Any
 
 
+class _LazyCompiler:
+    """A backend's compiler, imported and created on first use: loading a kernel from the
+    disk cache needs only the driver, and the compiler's modules take ~40 ms to import."""
+
+    def __init__(self, module_name: str, class_name: str) -> None:
+        self._where = (module_name, class_name)
+        self._compiler: Any = None
+
+    def __getattr__(self, name: str) -> Any:  # stages, compile, assembly ...
+        if self._compiler is None:
+            module_name, class_name = self._where
+            self._compiler = getattr(importlib.import_module(module_name), class_name)()
+        return getattr(self._compiler, name)
+
+    def __repr__(self) -> str:
+        return f"<lazy {'.'.join(self._where)}>" if self._compiler is None else repr(self._compiler)
+
+
 @functools.cache
 def get(kind: str) -> Backend:
     """The backend called ``kind`` ("cpu" or "cuda"), created once."""
@@ -33,7 +51,7 @@ def get(kind: str) -> Backend:
             f"unknown backend {kind!r}; known: {', '.join(sorted(BACKENDS))}"
         ) from None
     module = importlib.import_module(module_name)
-    return Backend(kind, getattr(module, compiler_cls)(), getattr(module, driver_cls)())
+    return Backend(kind, _LazyCompiler(module_name, compiler_cls), getattr(module, driver_cls)())
 
 
 def names() -> tuple[str, ...]:

@@ -7,7 +7,6 @@ ctypes before linking, so a missing one is a clean LaunchError rather than LLVM'
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import re
 import sys
@@ -45,6 +44,8 @@ _DECLARE = re.compile(r'^declare[^@]*@"?([A-Za-z_][\w.$]*)"?\(', re.M)
 
 @functools.cache
 def _c_libraries() -> tuple[Any, ...]:
+    import ctypes.util  # imports subprocess and tempfile (~10 ms): only when a symbol is missing
+
     libs: list[Any] = []
     if sys.platform == "win32":
         for name in ("ucrtbase", "msvcrt", "ntdll"):
