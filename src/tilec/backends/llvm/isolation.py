@@ -9,6 +9,7 @@ Without a usable Python executable the work runs in-process.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import subprocess
 import sys
@@ -87,15 +88,30 @@ class _Child:
         return "\n".join(lines[-5:]) or f"the code generator exited with {self.proc.returncode}"
 
     def close(self) -> None:
+        if self.owner != os.getpid():
+            self.forget()
+            return
         try:
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
             self.proc.wait(timeout=5)
         except (OSError, subprocess.SubprocessError):
             self.proc.kill()
-        for stream in (self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                self.proc.wait(timeout=5)  # reaped, so nothing is left running at exit
+        self._close_pipes()
+
+    def forget(self) -> None:
+        """In a forked copy of the owner: close this copy's ends of the pipes and never wait
+        for the child, which belongs to the owner (Popen would warn it is still running)."""
+        self._close_pipes()
+        self.proc.returncode = 0
+
+    def _close_pipes(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 _lock = threading.Lock()
@@ -115,6 +131,8 @@ def prestart() -> None:
     global _child
     with _lock:
         if (_child is None or _child.owner != os.getpid()) and _usable_python():
+            if _child is not None:
+                _child.forget()
             try:
                 _child = _Child()
             except OSError:
@@ -134,6 +152,8 @@ def _ask(request: tuple[Any, ...]) -> Any:
         stale = _child is not None and (
             _child.owner != os.getpid() or _child.proc.poll() is not None
         )
+        if _child is not None and stale:
+            _child.close()
         if _child is None or stale:
             _child = _Child()
         return _child.ask(request)
@@ -191,7 +211,12 @@ def _checked(reply: tuple[Any, ...], ir_text: str = "") -> Codegen:
 def shutdown() -> None:
     """Stop the child (it also exits on its own when this process closes its stdin)."""
     global _child
-    with _lock:
+    # at exit another thread may still be compiling: wait a while, never forever
+    locked = _lock.acquire(timeout=30)
+    try:
         if _child is not None:
             _child.close()
             _child = None
+    finally:
+        if locked:
+            _lock.release()
