@@ -1,0 +1,240 @@
+"""Risky scenarios, each run in a child process by test_process_survives.py: an abort or a
+segfault in one of them ends the child, so the test sees a wait status instead of pytest dying.
+
+``python scenarios.py NAME [ARGS...]`` runs one; it exits 0 when the scenario survived and gave
+correct results, 1 with a message on stderr when it survived with a wrong result.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+import tilec
+import tilec.language as tl
+from tilec import config
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+
+def _fail(message: str) -> None:
+    print(message, file=sys.stderr)
+    raise SystemExit(1)
+
+
+def _softmax_reference(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def softmax_cpu_models(*archs: str) -> None:
+    """Tutorial 02's softmax, every test size, compiled for other CPU models' cost models (the
+    LLVM loop vectorizer asserted on znver4 only) and run on this host."""
+    from conformance import kernels
+    from tilec.backends.target import CompileOptions, Target
+    from tilec.runtime import compiler
+
+    sizes = [(1, 1), (37, 100), (9, 128), (64, 33), (5, 300)]
+    for rows, cols in sizes:
+        x = np.random.default_rng().uniform(-5, 5, (rows, cols)).astype(np.float32)
+        out = np.full_like(x, np.nan)
+        kernels.softmax(x, out, num_programs=4)
+        if not np.allclose(out, _softmax_reference(x), rtol=2e-6, atol=1e-7):
+            _fail(f"softmax {rows}x{cols} is wrong")
+    host = kernels.softmax_kernel._kernels
+    specs = next(iter(host.values())).params
+    for arch in archs:
+        target = Target("cpu", arch, "", "x86_64-unknown-linux-gnu")
+        compiled = compiler.compile(
+            kernels.softmax_kernel, specs, target, CompileOptions(), use_cache=False
+        )
+        if not compiled.asm["obj"]:
+            _fail(f"no object for {arch}")
+
+
+def vectorizer_assert_ir(path: str) -> None:
+    """IR on which LLVM 22's loop vectorizer fails an assertion (abort) for znver4, through
+    tilec's code generator: it must come back as an object, not end the process."""
+    from tilec.backends.llvm import isolation
+
+    out = isolation.generate(Path(path).read_text(), "x86_64-unknown-linux-gnu", "znver4", "", 3)
+    if not out.obj:
+        _fail("no object")
+
+
+def _kernel(scale: float):  # type: ignore[no-untyped-def]
+    @tilec.jit
+    def axpy(x_ptr, y_ptr, out_ptr, n, A: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        x = tl.load(x_ptr + offs, mask=m)
+        tl.store(out_ptr + offs, A * x + tl.load(y_ptr + offs, mask=m), mask=m)
+
+    return axpy
+
+
+def threads_compile_and_launch(threads: str, rounds: str) -> None:
+    """Several Python threads each compile fresh kernels (new JITFunctions, new constexprs)
+    and launch them on multi-threaded grids, while the main thread drops kernels and collects
+    garbage (LLVM engines are freed while other threads compile and run)."""
+    errors: list[str] = []
+
+    def worker(t: int) -> None:
+        rng = np.random.default_rng(t)
+        try:
+            for r in range(int(rounds)):
+                n = int(rng.integers(1, 3000))
+                x, y = (
+                    rng.standard_normal(n).astype(np.float32),
+                    rng.standard_normal(n).astype(np.float32),
+                )
+                out = np.full(n, np.nan, np.float32)
+                a = float(t * 100 + r)
+                k = _kernel(a)
+                for _ in range(3):
+                    k[(tilec.cdiv(n, 64),)](x, y, out, n, A=a, BLOCK=64)
+                if not np.allclose(out, a * x.astype(np.float64) + y, rtol=1e-5, atol=1e-3):
+                    errors.append(f"thread {t} round {r}: wrong result")
+                del k
+        except Exception as exc:  # reported by the main thread
+            errors.append(f"thread {t}: {type(exc).__name__}: {exc}")
+
+    pool = [threading.Thread(target=worker, args=(t,)) for t in range(int(threads))]
+    for th in pool:
+        th.start()
+    while any(th.is_alive() for th in pool):
+        gc.collect()
+        pool[0].join(0.05)
+    for th in pool:
+        th.join()
+    if errors:
+        _fail("\n".join(errors))
+
+
+def tables_switched_while_launching(rounds: str) -> None:
+    """Threads launch one kernel while the main thread flips the settings that select the
+    kernel table (num_threads), so tables are created and swapped under running launches."""
+    k = _kernel(2.0)
+    n = 4096
+    x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def launcher() -> None:
+        out = np.zeros(n, np.float32)
+        try:
+            while not stop.is_set():
+                out[:] = np.nan
+                k[(n // 64,)](x, y, out, n, A=2.0, BLOCK=64)
+                if not (out == 3.0).all():
+                    errors.append("wrong result")
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    pool = [threading.Thread(target=launcher) for _ in range(3)]
+    for th in pool:
+        th.start()
+    for r in range(int(rounds)):
+        with config.override(num_threads=1 + r % 3):
+            pool[0].join(0.01)
+    stop.set()
+    for th in pool:
+        th.join()
+    if errors:
+        _fail("\n".join(errors[:5]))
+
+
+def cache_hammer(cache_dir: str, rounds: str) -> None:
+    """Compile and load the same specializations through one on-disk cache that other
+    processes write, read and damage at the same time."""
+    from tilec.runtime.cache import KernelCache
+
+    kernels = KernelCache(Path(cache_dir)).kernels
+    rng = np.random.default_rng()
+    with config.override(cache_dir=Path(cache_dir), cache_enabled=True):
+        for r in range(int(rounds)):
+            a = float(r % 4)
+            n = 100
+            x, y = rng.standard_normal(n).astype(np.float32), np.zeros(n, np.float32)
+            out = np.full(n, np.nan, np.float32)
+            _kernel(a)[(2,)](x, y, out, n, A=a, BLOCK=64)
+            if not np.allclose(out, a * x, rtol=1e-6):
+                _fail(f"round {r}: wrong result")
+            entries = sorted(kernels.glob("*.tck")) if kernels.is_dir() else []
+            if entries and r % 3 == 0:  # damage one entry: truncate it or flip payload bytes
+                victim = entries[int(rng.integers(len(entries)))]
+                try:
+                    blob = bytearray(victim.read_bytes())
+                    if r % 2:
+                        blob = blob[: len(blob) // 2]
+                    else:
+                        blob[-64:] = bytes(64)
+                    victim.write_bytes(bytes(blob))
+                except OSError:
+                    pass  # another process replaced or removed it meanwhile
+
+
+def runtime_division_by_zero() -> None:
+    """Integer division and remainder by zero, and INT_MIN // -1, trap (SIGFPE) on x86 when
+    emitted as plain idiv: they must give some value, not kill the process."""
+
+    @tilec.jit
+    def div(x_ptr, y_ptr, q_ptr, r_ptr, d, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs)
+        tl.store(q_ptr + offs, x // tl.load(y_ptr + offs) + x // d)
+        tl.store(r_ptr + offs, x % tl.load(y_ptr + offs) + x % d)
+
+    @tilec.jit
+    def udiv(x_ptr, y_ptr, q_ptr, r_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+        tl.store(q_ptr + offs, x // y)
+        tl.store(r_ptr + offs, x % y)
+
+    for dtype in (np.int32, np.int64, np.int8):
+        info = np.iinfo(dtype)
+        x = np.array([info.min, info.max, 7, -7] * 4, dtype)
+        q, r = np.zeros(16, dtype), np.zeros(16, dtype)
+        div[(1,)](x, np.zeros(16, dtype), q, r, 0, BLOCK=16)
+        div[(1,)](x, np.full(16, -1, dtype), q, r, -1, BLOCK=16)
+        if q[2] != -14 or r[2] != 0:  # 7 // -1 twice, 7 % -1 twice
+            _fail(f"{dtype.__name__}: 7 // -1 gave {q[2]}, 7 % -1 gave {r[2]}")
+    x = np.array([0, 1, 2**32 - 1, 7] * 4, np.uint32)
+    q, r = np.zeros(16, np.uint32), np.zeros(16, np.uint32)
+    udiv[(1,)](x, np.zeros(16, np.uint32), q, r, BLOCK=16)
+
+
+def fork_after_launches() -> None:
+    """The native launcher's worker pool has threads in the parent; a forked child (which has
+    none of them) compiles and runs grids, and so does the parent afterwards."""
+    k = _kernel(3.0)
+    n = 1 << 14
+    x, y = np.ones(n, np.float32), np.zeros(n, np.float32)
+    out = np.zeros(n, np.float32)
+    k[(n // 64,)](x, y, out, n, A=3.0, BLOCK=64)
+    pid = os.fork()
+    if pid == 0:
+        ok = True
+        try:
+            out[:] = 0
+            k[(n // 64,)](x, y, out, n, A=3.0, BLOCK=64)
+            _kernel(5.0)[(n // 64,)](x, y, out, n, A=5.0, BLOCK=64)
+            ok = bool((out == 5.0).all())
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    out[:] = 0
+    k[(n // 64,)](x, y, out, n, A=3.0, BLOCK=64)
+    if status != 0 or not (out == 3.0).all():
+        _fail(f"child wait status {status}, parent result ok: {(out == 3.0).all()}")
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]](*sys.argv[2:])
