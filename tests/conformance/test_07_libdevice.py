@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from . import kernels
-from .buffers import assert_guard_untouched, guarded, uniform
+from .buffers import assert_guard_untouched, guarded, poisoned, uniform
 
 
 @pytest.mark.parametrize(("dtype", "rtol"), [(np.float32, 2e-7), (np.float64, 1e-15)])
@@ -27,3 +27,13 @@ def test_asin_outside_the_domain_is_nan():
     out[...] = 0.0
     kernels.asin(x, out)
     assert np.isnan(out).all()
+
+
+def test_custom_libdevice_path_is_accepted():
+    # The tutorial's extern_libs launch option; the CPU uses the host's math routines instead.
+    x = uniform(100, np.float32, -1, 1)
+    out = poisoned(100, np.float32)
+    kernels.asin_kernel[(1,)](
+        x, out, 100, BLOCK_SIZE=128, extern_libs={"libdevice": "/opt/libdevice.10.bc"}
+    )
+    np.testing.assert_allclose(out, np.arcsin(x.astype(np.float64)), rtol=2e-7, atol=1e-30)
