@@ -58,3 +58,17 @@ def test_matmul_transposed_operand():
     kernels.matmul(a, b, c, block=(16, 16, 16))
     np.testing.assert_allclose(c, reference(a, b, ""), rtol=1e-5, atol=1e-5)
     assert_guard_untouched(c, whole)
+
+
+def test_other_targets_launch_options_are_accepted():
+    # On a non-CUDA backend the tutorial picks its HIP configs, whose kwargs carry AMD options.
+    m, n, k = 20, 24, 40
+    a, b = uniform((m, k), np.float16, -1, 1), uniform((k, n), np.float16, -1, 1)
+    c, whole = guarded((m, n), np.float16)
+    kernels.matmul_kernel[(2 * 2,)](
+        a, b, c, m, n, k, k, 1, n, 1, n + 5, 1,
+        BLOCK_SIZE_M=16, BLOCK_SIZE_N=16, BLOCK_SIZE_K=16, GROUP_SIZE_M=1, ACTIVATION="",
+        waves_per_eu=2, matrix_instr_nonkdim=16, kpack=2, num_warps=4, num_stages=2,
+    )  # fmt: skip
+    np.testing.assert_allclose(c, reference(a, b, ""), rtol=2e-3, atol=2e-3)
+    assert_guard_untouched(c, whole)
