@@ -236,5 +236,49 @@ def fork_after_launches() -> None:
         _fail(f"child wait status {status}, parent result ok: {(out == 3.0).all()}")
 
 
+_NUMPY = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64, "i1": np.bool_, "i8": np.int8}
+_NUMPY.update({"i32": np.int32, "i64": np.int64, "u32": np.uint32, "u64": np.uint64})
+
+
+def _arguments(signature: str) -> list[object]:
+    """Launch values for a ``tilec.compile`` signature: big zeroed arrays, small ints (bf16,
+    which numpy lacks, gets uint16 arrays: the launch is then a clean type error)."""
+    values: list[object] = []
+    for part in (p.strip() for p in signature.split(",")):
+        if "=" in part:
+            continue
+        if part.startswith("*"):
+            name = part[1:].split(":")[0]
+            values.append(np.zeros(1 << 17, _NUMPY.get(name, np.uint16)))
+        else:
+            values.append(5)
+    return values
+
+
+def odd_kernels(*targets: str) -> None:
+    """Every kernel of odd_kernels.py compiles for each target or raises a TilecError; on this
+    host's CPU each one that compiled also runs on a 2x2x2 grid. The name goes to stderr
+    first, so an abort names its kernel."""
+    from robustness import odd_kernels as odd
+    from tilec.errors import TilecError
+
+    for name in sorted(odd.SIGNATURES):
+        kernel, signature = getattr(odd, name), odd.SIGNATURES[name]
+        for target in targets:
+            print(f"compiling {name} for {target}", file=sys.stderr, flush=True)
+            try:
+                tilec.compile(kernel, signature, target=target)
+            except TilecError:
+                continue
+            if target == "cpu":
+                constexprs = dict(p.split("=") for p in signature.split(", ") if "=" in p)
+                meta = {k: int(v) for k, v in constexprs.items()}
+                print(f"running {name}", file=sys.stderr, flush=True)
+                try:
+                    kernel[(2, 2, 2)](*_arguments(signature), **meta)
+                except TilecError:
+                    continue
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

@@ -94,3 +94,7 @@ def test_integer_division_by_zero_does_not_trap() -> None:
 @needs_fork
 def test_fork_after_the_worker_pool_started() -> None:
     run_scenario("fork_after_launches", TILEC_CACHE="0")
+
+
+def test_odd_kernels_compile_for_cpu_and_gpus_without_aborting() -> None:
+    run_scenario("odd_kernels", "cpu", "cuda:sm_80", "cuda:sm_90a", TILEC_CACHE="0")
