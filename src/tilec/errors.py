@@ -23,6 +23,10 @@ class UsageError(TilecError):
     exit_code = 2
 
 
+class LaunchArgumentError(UsageError, TypeError):
+    """A kernel launch missing an argument: a TypeError too, as Python (and Triton) raise."""
+
+
 class CompileError(TilecError):
     """A problem in kernel source, reported at ``file:line:col`` with a caret."""
 

@@ -42,6 +42,21 @@ class _Never:
     """Stands for numpy.ndarray / torch.Tensor when they are not imported: no value has it."""
 
 
+class _Missing:
+    """The default of a parameter a launch did not pass. Describing it fails (no describer
+    takes it; unhashable, so not a constexpr either), so a missing argument costs the warm
+    path nothing and becomes a UsageError naming it rather than Python's TypeError."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
 def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> tuple[int, int, int]:
     """A grid that is not a tuple (a callable of the meta-parameters, a list, an int) as the
     three checked dimensions the kernels launch with."""
@@ -53,8 +68,7 @@ def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> tuple[int, int, int]:
 def _signature_source(params: Sequence[Parameter]) -> str:
     parts = ["_tilec_grid"]
     for i, p in enumerate(params):
-        default = f"=_tilec_defaults[{i}]" if p.default is not inspect.Parameter.empty else ""
-        parts.append(p.name + default)
+        parts.append(f"{p.name}=_tilec_defaults[{i}]")
     return ", ".join([*parts, "**_tilec_options"])
 
 
@@ -136,14 +150,14 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
     exec(compile(generate_source(name, params), f"<tilec launch {name}>", "exec"), namespace)
     fast_np = specialize.numpy_fast_path()
     torch = sys.modules.get("torch")
-    launch: Launch = namespace["_tilec_factory"](
+    launch = namespace["_tilec_factory"](
         jit,
         config,
         specialize.DESCRIBERS,
         specialize.describer,
         specialize.describe_unspecialized,
         specialize.constexpr_key,
-        tuple(p.default for p in params),
+        tuple(MISSING if p.default is inspect.Parameter.empty else p.default for p in params),
         evaluate_grid,
         fast_np[0] if fast_np else _Never,
         fast_np[1] if fast_np else 0,
@@ -157,7 +171,8 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
         id,
         TilecError,
     )
-    return launch
+    launch.__qualname__ = name  # Python's own binding errors read "kernel() got ..."
+    return launch  # type: ignore[no-any-return]
 
 
 def parameters_of(

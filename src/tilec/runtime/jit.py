@@ -16,9 +16,9 @@ from typing import Any, overload
 
 from .. import config as _config
 from ..backends.target import Target
-from ..errors import LaunchError, TilecError, UsageError
+from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
 from . import descriptor_args, specialize
-from .binder import make_launch, parameters_of
+from .binder import MISSING, make_launch, parameters_of
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
 from .launch_options import check_extern_libs, compile_options, hashable_options
 
@@ -150,6 +150,10 @@ class JITFunction:
 
     def _argument_error(self, exc: TilecError, arguments: dict[str, Any]) -> TilecError:
         """Re-describe the arguments one by one to name the one that failed."""
+        missing = [n for n in self.arg_names if arguments[n] is MISSING]
+        if missing:
+            names = ", ".join(repr(n) for n in missing)
+            return LaunchArgumentError(f"{self.__name__}() missing argument(s) {names}")
         try:
             specialize.specialize_keys(
                 self.arg_names,
