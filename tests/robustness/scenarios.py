@@ -280,5 +280,40 @@ def odd_kernels(*targets: str) -> None:
                     continue
 
 
+def interrupted_fallback_grid() -> None:
+    """An exception (Ctrl-C) in the calling thread while the fallback launcher's threads run a
+    long grid: when it reaches the caller, no thread may still be running the kernel (its
+    argument buffer and arrays are freed as the exception unwinds)."""
+    import signal
+
+    @tilec.jit
+    def spin(x_ptr, out_ptr, n):
+        acc = 0.0
+        for i in range(n):
+            acc = acc * 0.999 + tl.load(x_ptr + i % 7)
+        tl.store(out_ptr + tl.program_id(0), acc)
+
+    class Interrupted(Exception):
+        pass
+
+    def interrupt(signum, frame):  # type: ignore[no-untyped-def]
+        raise Interrupted
+
+    x, out = np.ones(8, np.float32), np.zeros(64, np.float32)
+    with config.override(disable_launcher=True, num_threads=4):
+        spin[(1,)](x, out, 1)  # compiled before the clock starts
+        signal.signal(signal.SIGALRM, interrupt)
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        try:
+            spin[(64,)](x, out, 30_000_000)
+        except Interrupted:
+            pass
+        else:
+            _fail("the grid finished before the interrupt; make it longer")
+        alive = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+        if alive:
+            _fail(f"kernel threads still running after the exception: {alive}")
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

@@ -98,3 +98,8 @@ def test_fork_after_the_worker_pool_started() -> None:
 
 def test_odd_kernels_compile_for_cpu_and_gpus_without_aborting() -> None:
     run_scenario("odd_kernels", "cpu", "cuda:sm_80", "cuda:sm_90a", TILEC_CACHE="0")
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="needs setitimer")
+def test_exception_during_a_fallback_grid_waits_for_its_threads() -> None:
+    run_scenario("interrupted_fallback_grid", TILEC_CACHE="0")

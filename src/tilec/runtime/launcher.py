@@ -172,19 +172,24 @@ class _Fallback:
         chunk = _chunk_size(total, threads)
         starts = itertools.count(0, chunk)  # next() on a count is atomic under the GIL
         failed = ctypes.c_int64.from_address(status)
+        stop: list[bool] = []
 
         def work() -> None:
             for begin in starts:
-                if begin >= total or failed.value:
+                if begin >= total or failed.value or stop:
                     return
                 entry(args, gx, gy, gz, begin, min(begin + chunk, total), status)
 
         workers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
         for w in workers:
             w.start()
-        work()
-        for w in workers:
-            w.join()
+        try:
+            work()
+        finally:
+            # An exception here (Ctrl-C between chunks) unwinds into a caller that frees the
+            # argument buffer and the arrays: no worker may still be running the kernel then.
+            stop.append(True)
+            _join_all(workers)
 
     def pack_args(self, codes: bytes, args: tuple[Any, ...], address: int) -> None:
         slots = _slots(codes, args)
@@ -234,6 +239,20 @@ class _Fallback:
             raise LaunchError(
                 f"cuLaunchKernel failed: {_cuda_error_name(self._cuda, rc)} ({rc})", rc
             )
+
+
+def _join_all(workers: list[threading.Thread]) -> None:
+    """Wait for every worker, even through a further exception (a second Ctrl-C), which is
+    raised once all of them are done."""
+    pending: BaseException | None = None
+    for w in workers:
+        while w.is_alive():
+            try:
+                w.join()
+            except BaseException as exc:
+                pending = pending or exc
+    if pending is not None:
+        raise pending
 
 
 def _default_cuda_names() -> list[str]:
