@@ -1,5 +1,7 @@
 """PTX → cubin: nvJitLink in-process when present, else ptxas in a subprocess, else nothing
 (the driver JIT-compiles the PTX at load). Also reads register and spill counts from the log.
+An architecture the installed tools dropped (sm_70 in CUDA 13) falls back to the next tool, then
+raises PlatformError naming the arch and the tool versions.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from ...errors import LoweringError
+from ...errors import LoweringError, PlatformError
 from . import toolchain
 
 
@@ -29,11 +31,20 @@ def _parse(log: str) -> tuple[int, int]:
     return (int(regs.group(1)) if regs else 0, int(spills.group(1)) if spills else 0)
 
 
+class _ArchDropped(Exception):
+    """The tool runs but does not know ``arch`` (raised and caught inside this module only)."""
+
+
 def with_nvjitlink(ptx: str, arch: str) -> Assembled:
     from cuda.bindings import nvjitlink
 
     opts = [f"-arch={arch}", "-O3", "-verbose"]
-    handle = nvjitlink.create(len(opts), opts)
+    try:
+        handle = nvjitlink.create(len(opts), opts)
+    except nvjitlink.nvJitLinkError as exc:
+        if "UNSUPPORTED_ARCH" in str(exc):
+            raise _ArchDropped(f"nvJitLink {_nvjitlink_version()} does not support {arch}") from exc
+        raise LoweringError(f"nvJitLink could not start for {arch}: {exc}", ir=ptx) from exc
     try:
         data = ptx.encode()
         try:
@@ -71,13 +82,18 @@ def with_ptxas(ptx: str, arch: str, ptxas: str) -> Assembled:
         src, out = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(src, "w") as f:
             f.write(ptx)
-        proc = subprocess.run(
-            [ptxas, f"-arch={arch}", "-O3", "-v", src, "-o", out],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        try:
+            proc = subprocess.run(
+                [ptxas, f"-arch={arch}", "-O3", "-v", src, "-o", out],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:  # not executable, hung
+            raise PlatformError(f"ptxas ({ptxas}) could not run for {arch}: {exc}") from exc
         log = proc.stdout + proc.stderr
+        if proc.returncode != 0 and "is not defined for option 'gpu-name'" in log:
+            raise _ArchDropped(f"ptxas {ptxas} does not support {arch}")
         if proc.returncode != 0:
             raise LoweringError(f"ptxas could not assemble the PTX for {arch}:\n{log}", ir=ptx)
         with open(out, "rb") as f:
@@ -86,11 +102,37 @@ def with_ptxas(ptx: str, arch: str, ptxas: str) -> Assembled:
     return Assembled(cubin, regs, spills, log, "ptxas")
 
 
+def _nvjitlink_version() -> str:
+    try:
+        from cuda.bindings import nvjitlink
+
+        return ".".join(map(str, nvjitlink.version()))
+    except Exception:  # only used in a message
+        return "(unknown version)"
+
+
 def assemble(ptx: str, arch: str, prefer: str = "auto") -> Assembled:
     """Assemble with nvJitLink (``prefer='auto'|'nvjitlink'``) or ptxas (``'ptxas'``)."""
+    dropped: list[str] = []
     if prefer in ("auto", "nvjitlink") and toolchain.nvjitlink_available():
-        return with_nvjitlink(ptx, arch)
+        try:
+            return with_nvjitlink(ptx, arch)
+        except _ArchDropped as exc:
+            dropped.append(str(exc))
     ptxas = toolchain.ptxas_path()
     if prefer in ("auto", "ptxas") and ptxas:
-        return with_ptxas(ptx, arch, ptxas)
+        try:
+            return with_ptxas(ptx, arch, ptxas)
+        except _ArchDropped as exc:
+            dropped.append(str(exc))
+    if dropped:
+        raise PlatformError(_dropped_message(arch, dropped))
     return Assembled(None, 0, 0, "", "none")
+
+
+def _dropped_message(arch: str, dropped: list[str]) -> str:
+    return (
+        f"cannot assemble PTX for {arch}: " + "; ".join(dropped) + ". CUDA 13 dropped the "
+        "pre-Turing GPUs (sm_50 to sm_72). Install ptxas from CUDA 12 and point TILEC_PTXAS_PATH "
+        "at it (e.g. pip install 'nvidia-cuda-nvcc-cu12'), or compile for sm_75 or newer."
+    )
