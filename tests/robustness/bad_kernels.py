@@ -256,6 +256,10 @@ def integer_literal_too_big(x, out):
     tl.store(out, v.to(tl.float32))
 
 
+def integer_literal_huge(x, out):
+    tl.store(out, tl.program_id(0) + (1 << 100000))  # bad
+
+
 def reshape_to_other_size(x, out):
     v = tl.load(x + tl.arange(0, 16))
     tl.store(out + tl.arange(0, 16), tl.reshape(v, (4, 8)))  # bad

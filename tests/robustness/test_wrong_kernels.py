@@ -69,6 +69,7 @@ CASES: dict[str, tuple[type[E.TilecError], str]] = {
     "missing_tl_function": (E.CompileError, "no attribute 'no_such_function'"),
     "undefined_name": (E.CompileError, "name 'not_defined_anywhere' is not defined"),
     "integer_literal_too_big": (E.TileTypeError, "does not fit in 64 bits"),
+    "integer_literal_huge": (E.TileTypeError, "constant of 100001 bits does not fit in 64 bits"),
     "reshape_to_other_size": (E.TileTypeError, "cannot reshape [16]"),
     "permute_repeated_dims": (E.TileTypeError, "are not a permutation"),
     "trans_of_vector": (E.TileTypeError, "needs a 2-D tile"),

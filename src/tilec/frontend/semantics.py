@@ -44,7 +44,9 @@ def python_type(x: bool | int | float) -> ScalarType:
         ):
             if lo <= x < hi:
                 return t
-        raise TileTypeError(f"integer constant {x} does not fit in 64 bits")
+        # a huge int cannot even be printed (Python's 4300-digit limit): show its size instead
+        shown = str(x) if x.bit_length() < 256 else f"of {x.bit_length()} bits"
+        raise TileTypeError(f"integer constant {shown} does not fit in 64 bits")
     ax = abs(x)
     if math.isinf(ax) or ax == 0.0 or x != x or 2.0**-126 <= ax <= (2 - 2.0**-23) * 2.0**127:
         return T.float32
