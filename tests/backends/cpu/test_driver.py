@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -13,6 +11,7 @@ from tilec.ir import types as T
 from tilec.ir.argspec import pointer_arg
 
 from .support import Kernel, kernel
+from .test_objfile import host_object
 
 
 def _copy(b, x) -> None:
@@ -34,11 +33,11 @@ def test_registry_is_lazy_and_named() -> None:
 
 
 def test_missing_c_function_is_a_launch_error() -> None:
-    k = Kernel(kernel([pointer_arg("x", T.float32)], _copy))
-    compiled = k.compiled
-    broken = dataclasses.replace(compiled.metadata)
-    bad = type(compiled)(broken, dict(compiled.asm))
-    bad.asm["llir"] = str(bad.asm["llir"]) + "\ndeclare void @tilec_no_such_function(ptr)\n"
+    compiled = Kernel(kernel([pointer_arg("x", T.float32)], _copy)).compiled
+    symbol = compiled.metadata.symbol
+    ir = f"declare void @tilec_no_such_function(ptr)\ndefine void @{symbol}(ptr %a) {{\n"
+    ir += "  call void @tilec_no_such_function(ptr %a)\n  ret void\n}\n"
+    bad = type(compiled)(compiled.metadata, {**compiled.asm, "obj": host_object(ir)})
     with pytest.raises(LaunchError, match="tilec_no_such_function"):
         registry.get("cpu").driver.load(bad)
 

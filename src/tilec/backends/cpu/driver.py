@@ -1,14 +1,14 @@
 """CpuDriver: load a compiled object into this process (MCJIT) and hand out its entry address.
 
-C library functions the code calls (printf, fflush, libm's long tail) are resolved through
-ctypes before linking, so a missing one is a clean LaunchError rather than LLVM's fatal error.
+Every undefined symbol of the object (printf, libm's long tail, libcalls code generation adds) is
+resolved through ctypes before linking, so a missing one is a clean LaunchError rather than LLVM's
+fatal error; the object's tables are checked first (objfile), since LLVM trusts them.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
-import re
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -20,26 +20,11 @@ from ...errors import LaunchError
 from ..artifacts import CompiledKernel, Stage
 from ..llvm import machine
 from ..target import Target
+from . import objfile
 
 _lock = threading.Lock()
 
-# functions LLVM's code generator may call without a declaration in the IR
-_CODEGEN_LIBCALLS = (
-    "memcpy",
-    "memset",
-    "memmove",
-    "fmodf",
-    "fmod",
-    "ldexpf",
-    "ldexp",
-    "__truncsfhf2",
-    "__extendhfsf2",
-    "__truncdfhf2",
-    "__chkstk",  # Windows stack probes for frames past 4 KiB (tile buffers)
-    "__chkstk_darwin",  # the same on macOS arm64
-)
 _ALIASES = {"win32": {"j0": "_j0", "j1": "_j1", "y0": "_y0", "y1": "_y1"}}
-_DECLARE = re.compile(r'^declare[^@]*@"?([A-Za-z_][\w.$]*)"?\(', re.M)
 
 
 @functools.cache
@@ -83,10 +68,6 @@ def _resolve(name: str) -> bool:
     return False
 
 
-def _external_functions(llir: str) -> list[str]:
-    return [n for n in _DECLARE.findall(llir) if not n.startswith("llvm.")]
-
-
 @dataclass
 class LoadedCpuKernel:
     """A kernel linked into this process; keep it alive while ``address`` may be called."""
@@ -112,12 +93,12 @@ class CpuDriver:
         obj = compiled.asm.get(Stage.OBJ.value)
         if not isinstance(obj, bytes):
             raise LaunchError(f"kernel {compiled.name!r} has no object code to load")
-        llir = compiled.asm.get(Stage.LLIR.value, "")
-        # a symbol the JIT linker cannot resolve is a fatal LLVM error: check every one first
-        # (code generation may add calls, e.g. fp16 conversions, seen only in the object)
-        needed = set(_external_functions(str(llir)))
-        needed.update(n for n in _CODEGEN_LIBCALLS if n.encode() in obj)
-        missing = sorted(n for n in needed if not _resolve(n))
+        try:  # LLVM crashes on a malformed object: read its tables here first
+            needed = objfile.undefined_symbols(obj)
+        except LaunchError as exc:
+            raise LaunchError(f"kernel {compiled.name!r}: {exc}") from exc
+        # a symbol the JIT linker cannot resolve is a fatal LLVM error: resolve every one first
+        missing = [n for n in needed if not _resolve(n)]
         if missing:
             raise LaunchError(
                 f"kernel {compiled.name!r} needs C functions this process lacks: "
