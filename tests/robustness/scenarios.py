@@ -315,5 +315,44 @@ def interrupted_fallback_grid() -> None:
             _fail(f"kernel threads still running after the exception: {alive}")
 
 
+def cache_cleared_by_another_thread(cache_dir: str, rounds: str) -> None:
+    """Threads load the same specializations from the disk cache (fresh JITFunctions, so every
+    launch goes to the cache) while another thread keeps clearing it."""
+    from tilec.runtime.cache import KernelCache
+
+    errors: list[str] = []
+    stop = threading.Event()
+    x, y = np.arange(100, dtype=np.float32), np.ones(100, np.float32)
+
+    def loader(t: int) -> None:
+        try:
+            for r in range(int(rounds)):
+                a = float((t + r) % 3)
+                out = np.full(100, np.nan, np.float32)
+                _kernel(a)[(2,)](x, y, out, 100, A=a, BLOCK=64)
+                if not np.array_equal(out, a * x + 1):
+                    errors.append(f"thread {t} round {r}: wrong result")
+        except Exception as exc:
+            errors.append(f"thread {t}: {type(exc).__name__}: {exc}")
+
+    def clearer() -> None:
+        cache = KernelCache(Path(cache_dir))
+        while not stop.is_set():
+            cache.clear()
+            stop.wait(0.01)
+
+    with config.override(cache_dir=Path(cache_dir), cache_enabled=True):
+        loaders = [threading.Thread(target=loader, args=(t,)) for t in range(3)]
+        wiper = threading.Thread(target=clearer)
+        for th in [*loaders, wiper]:
+            th.start()
+        for th in loaders:
+            th.join()
+        stop.set()
+        wiper.join()
+    if errors:
+        _fail("\n".join(errors[:5]))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

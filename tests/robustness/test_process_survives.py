@@ -87,6 +87,10 @@ def test_cache_shared_by_processes_that_damage_it(tmp_path: Path) -> None:
         assert child.returncode == 0, f"exit {child.returncode}\n{err[-3000:]}"
 
 
+def test_cache_cleared_while_threads_load_from_it(tmp_path: Path) -> None:
+    run_scenario("cache_cleared_by_another_thread", str(tmp_path / "cache"), "15")
+
+
 def test_integer_division_by_zero_does_not_trap() -> None:
     run_scenario("runtime_division_by_zero", TILEC_CACHE="0")
 
