@@ -89,6 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TilecError as exc:
         print(f"tilec: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # e.g. an -o path in a folder that does not exist
+        print(f"tilec: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 
