@@ -18,7 +18,7 @@ import llvmlite.binding as llvm
 
 from ...errors import LaunchError
 from ..artifacts import CompiledKernel, Stage
-from ..llvm import machine
+from ..llvm import forksafe, machine
 from ..target import Target
 from . import objfile
 
@@ -106,6 +106,7 @@ class CpuDriver:
             )
         host = machine.host_cpu()
         tm = machine.new_target_machine(host.triple, host.name, host.features)
+        forksafe.register(_lock)
         with _lock:
             empty = llvm.parse_assembly("")
             empty.triple = host.triple

@@ -12,6 +12,7 @@ import threading
 from functools import cache
 
 from ...errors import LoweringError, PlatformError, UnsupportedFeature
+from ..llvm import forksafe
 from . import toolchain
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -123,6 +124,7 @@ def to_ptx(
     bitcode file to link instead of the toolchain's (Triton's ``extern_libs``)."""
     check_callees(llir, int(re.sub(r"\D", "", arch) or 0))
     llvm = _llvm()
+    forksafe.register(_LOCK)
     with _LOCK:  # LLVM's global state (options, contexts) is not reentrant across threads
         tm = target_machine(arch, ptx_version)
         try:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import LoweringError
-from . import codegen_worker
+from . import codegen_worker, forksafe
 
 _WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "codegen_worker.py")
 # run_path keeps the worker's folder off sys.path (its types.py would shadow the stdlib's)
@@ -129,6 +129,7 @@ def _usable_python() -> bool:
 def prestart() -> None:
     """Start the child now, so loading LLVM there overlaps this process's lowering."""
     global _child
+    forksafe.register(_lock)
     with _lock:
         if (_child is None or _child.owner != os.getpid()) and _usable_python():
             if _child is not None:
@@ -179,6 +180,7 @@ def generate(
     request = (ir_text, triple, cpu, features, level, True, emit_asm, run_passes)
     if not (isolate and _usable_python()):
         return _checked(codegen_worker_reply(*request), ir_text)
+    forksafe.register(_lock)
     with _lock:
         try:
             reply = _ask(request)
