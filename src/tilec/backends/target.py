@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,43 @@ class CompileOptions:
     extra: tuple[tuple[str, object], ...] = field(default=())  # other launch kwargs, sorted
 
     def __post_init__(self) -> None:
-        if self.num_warps < 1 or self.num_warps & (self.num_warps - 1):
-            from ..errors import UsageError
+        for name, low, high in _INT_RANGES:
+            value = getattr(self, name)
+            if value is None and name == "maxnreg":
+                continue
+            value = _integer(name, value)
+            if not low <= value <= high:
+                _fail(f"{name} must be from {low} to {high}, got {value}")
+            object.__setattr__(self, name, value)  # numpy integers become int (cache keys)
+        if self.num_warps & (self.num_warps - 1):
+            _fail(f"num_warps must be a power of 2, got {self.num_warps}")
+        for name in ("enable_fp_fusion", "debug"):
+            value = getattr(self, name)
+            boolean = isinstance(value, numbers.Integral) or type(value).__name__ in (
+                "bool",
+                "bool_",
+            )
+            if not boolean or value not in (0, 1):  # numpy bools
+                _fail(f"{name} must be True or False, got {value!r}")
+            object.__setattr__(self, name, bool(value))
 
-            raise UsageError(f"num_warps must be a power of 2, got {self.num_warps}")
+
+# a block holds at most 1024 threads (32 warps); PTX's .maxnreg is at most 255
+_INT_RANGES = (
+    ("num_warps", 1, 32),
+    ("num_stages", 0, 64),
+    ("num_ctas", 1, 16),
+    ("maxnreg", 1, 255),
+)
+
+
+def _integer(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        _fail(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    return int(value)  # type: ignore[call-overload]
+
+
+def _fail(message: str) -> NoReturn:
+    from ..errors import UsageError
+
+    raise UsageError(message)
