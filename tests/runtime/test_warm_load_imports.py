@@ -10,6 +10,14 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+COMPILER_MODULES = (
+    "tilec.backends.cpu.compiler",
+    "tilec.backends.cpu.program",
+    "tilec.backends.cpu.lower",
+    "tilec.backends.cpu.nest",
+    "tilec.backends.cpu.rules",
+    "tilec.passes",
+)
 PROGRAM = """
 import json, sys
 import numpy as np
@@ -44,4 +52,6 @@ def test_a_cache_hit_imports_only_the_driver(tmp_path):
     cold = _run(script, tmp_path / "cache")
     assert cold["ok"] and "tilec.backends.cpu.compiler" in cold["modules"]
     warm = _run(script, tmp_path / "cache")
-    assert warm["ok"] and warm["modules"] == ["tilec.backends.cpu.driver"]
+    assert warm["ok"] and "tilec.backends.cpu.driver" in warm["modules"]
+    compiler_side = [m for m in warm["modules"] if m.startswith(COMPILER_MODULES)]
+    assert compiler_side == []

@@ -41,6 +41,7 @@ class KernelMetadata:
     n_regs: int = 0
     n_spills: int = 0
     asserts: tuple[AssertInfo, ...] = ()
+    writes: tuple[str, ...] = ()  # pointer parameters stores/atomics may write (set by the runtime)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import keyword
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,23 @@ class _Missing:
 MISSING = _Missing()
 
 
+def read_only_error(name: str) -> UsageError:
+    return UsageError(
+        f"argument {name!r} is a read-only array, but the kernel writes through it "
+        "(stores or atomics); pass a writable copy"
+    )
+
+
+def is_read_only(value: Any) -> bool:
+    """True for a numpy array (or an ``__array_interface__`` object) that may not be written."""
+    flags = getattr(value, "flags", None)
+    if flags is not None and getattr(flags, "writeable", True) is False:
+        return True
+    iface = getattr(value, "__array_interface__", None)
+    data = iface.get("data") if isinstance(iface, dict) else None
+    return isinstance(data, tuple) and len(data) == 2 and data[1] is True
+
+
 def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> tuple[int, int, int]:
     """A grid that is not a tuple (a callable of the meta-parameters, a list, an int) as the
     three checked dimensions the kernels launch with."""
@@ -73,8 +90,10 @@ def _signature_source(params: Sequence[Parameter]) -> str:
 
 
 # Generated names all start with ``_tilec`` and parameter names may not, so they never clash.
-def _describe_lines(i: int, p: Parameter) -> list[str]:
+def _describe_lines(i: int, p: Parameter, written: bool = False) -> list[str]:
     a, k, v = p.name, f"_tilec_k{i}", f"_tilec_v{i}"
+    # only for arrays the kernel writes through: a read-only one would crash the process
+    check = [f"    if not {a}.flags.writeable: raise _tilec_ro({a!r})"] if written else []
     if p.constexpr:
         return [f"{k} = {a} if {a}.__class__ is int else _tilec_ck({a}); {v} = {a}"]
     if p.do_not_specialize:
@@ -85,6 +104,7 @@ def _describe_lines(i: int, p: Parameter) -> list[str]:
         "if _tilec_c is _tilec_np:",
         f"    {v} = _tilec_mem[(_tilec_id({a}) + _tilec_npoff) >> 3]",
         f"    {k} = (_tilec_npk.get({a}.dtype) or _tilec_npkeys({a}))[not {v} & 15]",
+        *check,
         "elif _tilec_c is _tilec_pt:",
         f"    {v} = {a}.data_ptr()",
         f"    {k} = ({keys})[not {v} & 15]",
@@ -100,17 +120,20 @@ def _describe_lines(i: int, p: Parameter) -> list[str]:
 _FACTORY_ARGS = (
     "_tilec_jit, _tilec_cfg, _tilec_D, _tilec_r, _tilec_uns, _tilec_ck, _tilec_defaults, "
     "_tilec_eval, _tilec_np, _tilec_npoff, _tilec_npk, _tilec_npkeys, _tilec_pt, _tilec_tkh, "
-    "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error"
+    "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error, _tilec_ro"
 )
 
 
-def generate_source(name: str, params: Sequence[Parameter]) -> str:
-    """The Python source of the launch-function factory (separate so tests can read it)."""
+def generate_source(
+    name: str, params: Sequence[Parameter], written: Collection[str] = frozenset()
+) -> str:
+    """The Python source of the launch-function factory (separate so tests can read it);
+    ``written`` names the parameters a compiled specialization writes through."""
     n = len(params)
     keys = "(" + "".join(f"_tilec_k{i}, " for i in range(n)) + ")"
     values = "(" + "".join(f"_tilec_v{i}, " for i in range(n)) + ")"
     names = "".join(f"{p.name!r}: {p.name}, " for p in params)
-    body = [line for i, p in enumerate(params) for line in _describe_lines(i, p)]
+    body = [line for i, p in enumerate(params) for line in _describe_lines(i, p, p.name in written)]
     lines = [
         f"def _tilec_factory({_FACTORY_ARGS}):",
         f"  def {name}({_signature_source(params)}):",
@@ -124,10 +147,10 @@ def generate_source(name: str, params: Sequence[Parameter]) -> str:
         f"      _tilec_grid = _tilec_eval(_tilec_grid, {{{names}**_tilec_options}})",
         "    if _tilec_options:",
         f"      return _tilec_jit._launch_with_options({keys}, {values}, _tilec_grid,"
-        " _tilec_options)",
+        f" _tilec_options, {{{names}}})",
         f"    _tilec_kernel = _tilec_jit._kernels.get({keys})",
         "    if _tilec_kernel is None:",
-        f"      _tilec_kernel = _tilec_jit._compile({keys}, _tilec_options)",
+        f"      _tilec_kernel = _tilec_jit._compile({keys}, _tilec_options, {{{names}}})",
         f"    _tilec_kernel.launch(_tilec_grid, {values[1:-1]})",
         "    return _tilec_kernel",
         f"  return {name}",
@@ -147,7 +170,8 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
     if not name.isidentifier() or keyword.iskeyword(name):
         name = "kernel"
     namespace: dict[str, Any] = {}
-    exec(compile(generate_source(name, params), f"<tilec launch {name}>", "exec"), namespace)
+    source = generate_source(name, params, jit._written)
+    exec(compile(source, f"<tilec launch {name}>", "exec"), namespace)
     fast_np = specialize.numpy_fast_path()
     torch = sys.modules.get("torch")
     launch = namespace["_tilec_factory"](
@@ -170,6 +194,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
         specialize.memory_words() if fast_np else None,
         id,
         TilecError,
+        read_only_error,
     )
     launch.__qualname__ = name  # Python's own binding errors read "kernel() got ..."
     return launch  # type: ignore[no-any-return]

@@ -9,6 +9,7 @@ sources (so an upgrade or a local edit never loads a stale kernel). Every stage 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sys
 import warnings
@@ -26,6 +27,7 @@ from ..ir.ops.func import ModuleOp
 from .cache import KernelCache
 from .compiler_fingerprint import compiler_fingerprint
 from .fingerprint import fingerprint
+from .written_params import module_written_params
 
 _SUFFIX = {"tir": "tir", "llir": "ll", "asm": "s", "obj": "o", "ptx": "ptx", "cubin": "cubin"}
 
@@ -80,7 +82,10 @@ def _compile_uncached(
     from ..ir.printer import print_ir
 
     module = build_ir(fn, specs, debug=options.debug or config.get().debug)
+    # before the backend, which may rewrite the module (a test's stand-in module has no IR)
+    writes = module_written_params(module) if isinstance(module, ModuleOp) else ()
     compiled = registry.get(target.kind).compiler.compile(module, target, options)
+    compiled.metadata = dataclasses.replace(compiled.metadata, writes=writes)
     if Stage.TIR.value not in compiled.asm:
         compiled.asm[Stage.TIR.value] = print_ir(module)
     return compiled

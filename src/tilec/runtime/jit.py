@@ -18,7 +18,7 @@ from .. import config as _config
 from ..backends.target import Target
 from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
 from . import descriptor_args, specialize
-from .binder import MISSING, make_launch, parameters_of
+from .binder import MISSING, is_read_only, make_launch, parameters_of, read_only_error
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
 from .launch_options import check_extern_libs, compile_options, hashable_options
 
@@ -75,6 +75,9 @@ class JITFunction:
         self._kernels: dict[Any, LaunchedKernel] = {}
         self._cfg: Any = None
         self._cache_key: str | None = None
+        # parameters some compiled specialization writes through: the launch function
+        # refuses read-only numpy arrays for them (regenerated when this grows)
+        self._written: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ Triton's surface
     @property
@@ -120,7 +123,12 @@ class JITFunction:
         return launch(grid, *args, **kwargs)
 
     def _launch_with_options(
-        self, key: tuple[Any, ...], values: tuple[Any, ...], grid: Any, options: dict[str, Any]
+        self,
+        key: tuple[Any, ...],
+        values: tuple[Any, ...],
+        grid: Any,
+        options: dict[str, Any],
+        arguments: dict[str, Any] | None = None,
     ) -> LaunchedKernel:
         """The launch path when keywords beyond the parameters (``num_warps``...) were given."""
         warmup = options.pop("warmup", False)
@@ -135,7 +143,7 @@ class JITFunction:
             kernel = self._kernels.get(full_key)
         if kernel is None:
             canonical = (key, tuple(sorted(options.items()))) if options else key
-            kernel = self._kernels.get(canonical) or self._compile(canonical, options)
+            kernel = self._kernels.get(canonical) or self._compile(canonical, options, arguments)
             self._kernels[full_key] = kernel
         if not warmup:
             kernel.launch(grid, *values)
@@ -165,8 +173,11 @@ class JITFunction:
             return type(named)(f"{self.__name__}: {named}")
         return type(exc)(f"{self.__name__}: {exc}")
 
-    def _compile(self, key: Any, options: dict[str, Any]) -> LaunchedKernel:
-        """Compile and load the kernel for a specialization key (a miss in the table)."""
+    def _compile(
+        self, key: Any, options: dict[str, Any], arguments: dict[str, Any] | None = None
+    ) -> LaunchedKernel:
+        """Compile and load the kernel for a specialization key (a miss in the table);
+        ``arguments`` (by name) are checked against what the kernel writes."""
         arg_keys = key[0] if options else key
         positions = [i for i, k in enumerate(arg_keys) if type(k) is descriptor_args.DescriptorKey]
         if positions:
@@ -176,7 +187,19 @@ class JITFunction:
         else:
             kernel = self._build(arg_keys, options)
         self._kernels[key] = kernel
+        self._note_writes(kernel.metadata.writes, arguments or {})
         return kernel
+
+    def _note_writes(self, writes: Sequence[str], arguments: dict[str, Any]) -> None:
+        """Remember the parameters a kernel writes (the next launch function checks them) and
+        refuse a read-only array among this launch's arguments."""
+        written = self._written | {n for n in writes if n in self.arg_names}
+        if written != self._written:
+            self._written = frozenset(written)
+            self._launch_fn = None
+        for name in written:
+            if name in arguments and is_read_only(arguments[name]):
+                raise UsageError(f"{self.__name__}: {read_only_error(name)}")
 
     def _build(self, arg_keys: tuple[Any, ...], options: dict[str, Any]) -> LaunchedKernel:
         from ..backends import registry
