@@ -14,8 +14,9 @@ import os
 # Subpackages of tilec whose code decides what a kernel compiles to (platform: the CUDA
 # toolchain search picks libdevice and the assembler).
 COMPILER_PACKAGES = ("language", "frontend", "ir", "passes", "backends", "platform")
-# Modules of the runtime that shape the compiled artifact (the pipeline and the ArgSpecs).
-COMPILER_MODULES = ("runtime/compiler.py", "runtime/specialize.py")
+# Modules of the runtime that shape the compiled artifact (the pipeline, the ArgSpecs and the
+# written-parameter analysis kept in its metadata).
+COMPILER_MODULES = ("runtime/compiler.py", "runtime/specialize.py", "runtime/written_params.py")
 
 
 def _sources(root: str) -> list[str]:
