@@ -92,3 +92,17 @@ def test_stack_bytes_of_llvm_allocas():
     )
     assert occupancy.stack_bytes(llir) == 256 * 4 + 4 * 8 * 8 + 16 * 2 + 4
     assert occupancy.stack_bytes("ret void") == occupancy.MIN_STACK_BYTES
+
+
+@triton.jit
+def axpy(out_ptr, x_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, alpha * tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_a_float_parameter_takes_an_int_and_wider_integers_fit():
+    x = np.random.default_rng().standard_normal(40).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    kernel = axpy.warmup(out, x, 0.5, 2**40 + 1, BLOCK=64, grid=(1,))  # n: int64
+    kernel[(1,)](out, x, 3, 40, 64)  # an int for the fp32 alpha, an int32 value for n
+    np.testing.assert_allclose(out, 3.0 * x.astype(np.float64), rtol=1e-6)

@@ -21,8 +21,14 @@ from . import specialize
 if TYPE_CHECKING:
     from .kernel import LaunchedKernel
 
-# the integer types a compiled integer parameter accepts values of (by the value's key type)
-_WIDER = {ir.int32: (ir.int32,), ir.int64: (ir.int32, ir.int64), ir.uint64: (ir.uint64,)}
+# the types a compiled scalar parameter accepts values of (by the value's key type); a float
+# parameter takes Python ints too, as Triton's launcher converts them
+_WIDER = {
+    ir.int32: (ir.int32,),
+    ir.int64: (ir.int32, ir.int64),
+    ir.uint64: (ir.uint64,),
+    ir.float32: (ir.float32, ir.int32, ir.int64),
+}
 
 
 def _mismatch(spec: ArgSpec, key: Any, device: str) -> str | None:
