@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORE = ("grid.c", "pack.c", "cuda.c")
+CORE = ("grid.c", "pack.c", "cuda.c", "fault.c")
 
 # zig target -> (object format, machine id): COFF Machine, Mach-O cputype, ELF e_machine
 TARGETS = {
@@ -27,9 +27,9 @@ TARGETS = {
 
 # Symbols each object must import: proof that the platform's own #ifdef branch was compiled.
 IMPORTS = {
-    "coff": {"grid.o": b"CreateThread", "cuda.o": b"LoadLibraryA"},
-    "macho": {"grid.o": b"pthread_create", "cuda.o": b"dlopen"},
-    "elf": {"grid.o": b"pthread_create", "cuda.o": b"dlopen"},
+    "coff": {"grid.o": b"CreateThread", "cuda.o": b"LoadLibraryA", "fault.o": b"AddVectored"},
+    "macho": {"grid.o": b"pthread_create", "cuda.o": b"dlopen", "fault.o": b"sigaltstack"},
+    "elf": {"grid.o": b"pthread_create", "cuda.o": b"dlopen", "fault.o": b"sigaltstack"},
 }
 
 

@@ -84,6 +84,8 @@ typedef struct {
     int64_t chunk;
     volatile int64_t next; /* first program id not yet handed out */
     int64_t *status;
+    volatile int32_t faulted; /* set once, by the first call that faulted */
+    tl_fault fault;
 } grid_job;
 
 static int64_t claim(grid_job *job) {
@@ -102,14 +104,31 @@ static int64_t assert_failed(const int64_t *status) {
 #endif
 }
 
+static int first_fault(grid_job *job) {
+#ifdef _WIN32
+    return InterlockedCompareExchange((volatile LONG *)&job->faulted, 1, 0) == 0;
+#else
+    int32_t expected = 0;
+    return __atomic_compare_exchange_n(&job->faulted, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+#endif
+}
+
 static void work(grid_job *job) {
     for (;;) {
         int64_t begin = claim(job);
-        if (begin >= job->total || assert_failed(job->status)) {
+        if (begin >= job->total || assert_failed(job->status) || job->faulted) {
             return;
         }
         int64_t end = begin + job->chunk < job->total ? begin + job->chunk : job->total;
-        job->entry(job->args, job->gx, job->gy, job->gz, begin, end, job->status);
+        tl_fault fault;
+        if (tl_guarded_call(job->entry, job->args, job->gx, job->gy, job->gz, begin, end,
+                            job->status, &fault)) {
+            if (first_fault(job)) {
+                job->fault = fault; /* read by the caller after every thread is done */
+            }
+            return;
+        }
     }
 }
 
@@ -277,7 +296,7 @@ static int64_t chunk_size(int64_t total, int threads) {
 }
 
 int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
-                int num_threads, int64_t *status) {
+                int num_threads, int64_t *status, tl_fault *fault) {
     if (gx < 0 || gy < 0 || gz < 0) {
         return TL_ERR_GRID;
     }
@@ -293,12 +312,17 @@ int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy,
         threads = (int)total;
     }
     if (threads == 1) {
-        entry(args, gx, gy, gz, 0, total, status);
-        return TL_OK;
+        return tl_guarded_call(entry, args, gx, gy, gz, 0, total, status, fault) ? TL_ERR_FAULT
+                                                                                 : TL_OK;
     }
-    grid_job job = {entry, args, gx, gy, gz, total, chunk_size(total, threads), 0, status};
+    grid_job job = {entry, args, gx, gy, gz, total, chunk_size(total, threads), 0, status, 0,
+                    {0, 0, 0, 0}};
     if (!run_pooled(&job, threads)) {
         run_spawned(&job, threads);
+    }
+    if (job.faulted) {
+        *fault = job.fault;
+        return TL_ERR_FAULT;
     }
     return TL_OK;
 }

@@ -7,6 +7,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 #include "tilec_launcher.h"
 
@@ -152,6 +153,33 @@ static int check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected) 
     return 0;
 }
 
+/* LaunchError for a grid stopped by a fault in kernel code (the CPU's illegal memory access). */
+static PyObject *fault_error(const tl_fault *f, const uint32_t grid[3]) {
+    char where[160], what[160];
+    int64_t id = f->begin;
+    if (f->end - f->begin == 1) {
+        snprintf(where, sizeof where, "in program (%lld, %lld, %lld)",
+                 (long long)(id % grid[0]), (long long)(id / grid[0] % grid[1]),
+                 (long long)(id / ((int64_t)grid[0] * grid[1])));
+    } else {
+        snprintf(where, sizeof where, "in one of the programs with linear ids %lld..%lld",
+                 (long long)f->begin, (long long)(f->end - 1));
+    }
+    if (f->kind == TL_FAULT_MEMORY) {
+        snprintf(what, sizeof what, "accessed memory outside its arguments: address 0x%llx",
+                 (unsigned long long)f->address);
+    } else if (f->kind == TL_FAULT_ARITHMETIC) {
+        snprintf(what, sizeof what, "raised an arithmetic fault (integer division by zero)");
+    } else {
+        snprintf(what, sizeof what, "executed an illegal instruction");
+    }
+    return launch_error(-1,
+                        "the kernel %s, %s of grid (%u, %u, %u); like CUDA's illegal memory "
+                        "access, the grid was stopped: the process state is intact but the "
+                        "outputs are undefined",
+                        what, where, grid[0], grid[1], grid[2]);
+}
+
 /* run_cpu_grid(fn_address, args_address, grid, num_threads, status_address) */
 static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     void *fn, *kernel_args, *status;
@@ -170,12 +198,16 @@ static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t 
         return launch_error(-1, "run_cpu_grid needs a function and a status address");
     }
     int rc;
+    tl_fault fault;
     Py_BEGIN_ALLOW_THREADS
     rc = tl_run_grid((tl_entry_fn)fn, (const uint64_t *)kernel_args, (int32_t)grid[0],
                      (int32_t)grid[1], (int32_t)grid[2],
                      threads > TL_MAX_THREADS ? TL_MAX_THREADS : (int)threads,
-                     (int64_t *)status);
+                     (int64_t *)status, &fault);
     Py_END_ALLOW_THREADS
+    if (rc == TL_ERR_FAULT) {
+        return fault_error(&fault, grid);
+    }
     if (rc != TL_OK) {
         return launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
     }

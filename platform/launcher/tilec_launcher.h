@@ -21,7 +21,8 @@ enum {
     TL_ERR_THREADS = 2,    /* num_threads < 1 */
     TL_ERR_CODE = 3,       /* unknown argument type code */
     TL_ERR_RANGE = 4,      /* an integer does not fit its parameter type */
-    TL_ERR_NO_CUDA = 5     /* libcuda is not loaded */
+    TL_ERR_NO_CUDA = 5,    /* libcuda is not loaded */
+    TL_ERR_FAULT = 6       /* kernel code faulted; the grid was stopped (see tl_fault) */
 };
 
 /* The CPU kernel ABI: run programs begin..end-1, id = x + gx * (y + gy * z). */
@@ -31,11 +32,28 @@ typedef void (*tl_entry_fn)(const uint64_t *args, int32_t gx, int32_t gy, int32_
 /* Most threads one grid run uses; more than the cores of any current machine. */
 #define TL_MAX_THREADS 512
 
+/* What kind of fault stopped a grid. */
+enum { TL_FAULT_MEMORY = 1, TL_FAULT_ARITHMETIC = 2, TL_FAULT_INSTRUCTION = 3 };
+
+/* The first fault of a grid run: its kind, the data address when known (memory faults), and
+ * the chunk of program ids begin..end-1 that was running. */
+typedef struct {
+    int kind;
+    uintptr_t address;
+    int64_t begin, end;
+} tl_fault;
+
+/* Calls entry over programs begin..end-1 with hardware faults trapped (fault.c): returns 0, or
+ * 1 with *fault filled when the kernel faulted (its outputs are then undefined). */
+int tl_guarded_call(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
+                    int64_t begin, int64_t end, int64_t *status, tl_fault *fault);
+
 /* Runs every program of the gx*gy*gz grid on up to num_threads native threads (the calling
  * thread included), handing out chunks of program ids from a shared counter. Stops handing
- * out chunks once status[0] is non-zero (a failed device_assert). */
+ * out chunks once status[0] is non-zero (a failed device_assert) or a kernel call faulted;
+ * then returns TL_ERR_FAULT with the first fault in *fault. */
 int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
-                int num_threads, int64_t *status);
+                int num_threads, int64_t *status, tl_fault *fault);
 
 /* Argument type codes (the struct module's letters where one exists; 'E' is bfloat16). */
 #define TL_CODE_POINTER 'P'

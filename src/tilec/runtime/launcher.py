@@ -284,16 +284,23 @@ def _choose() -> tuple[Any, LauncherStatus]:
     return found
 
 
+# Python cannot resume after a hardware fault in code it called through ctypes.
+_UNTRAPPED = (
+    "; a CPU kernel that accesses memory outside its arrays ends the process (only the native "
+    "launcher turns that into a LaunchError)"
+)
+
+
 def _select(disabled: bool) -> tuple[Any, LauncherStatus]:
     if disabled:
         why = "the native launcher is disabled (TILEC_DISABLE_LAUNCHER); using ctypes + threads"
-        return _Fallback(), LauncherStatus(False, why)
+        return _Fallback(), LauncherStatus(False, why + _UNTRAPPED)
     try:
         from .. import _launcher  # type: ignore[attr-defined]
     except ImportError as exc:
         why = (
             f"tilec._launcher is not available ({exc}); using ctypes + threads, with slower "
-            "launches. Reinstall tilec with a C compiler present to build it."
+            f"launches{_UNTRAPPED}. Reinstall tilec with a C compiler present to build it."
         )
         return _Fallback(), LauncherStatus(False, why)
     return _launcher, LauncherStatus(True, f"native launcher {_launcher.__file__}")
@@ -310,7 +317,9 @@ def run_cpu_grid(
     """Run CPU kernel entry ``fn_address`` over ``grid`` on up to ``num_threads`` threads.
 
     ``args_address`` points at the packed argument slots, ``status_address`` at 4 zeroed int64
-    (see the CPU kernel ABI). The GIL is released while programs run.
+    (see the CPU kernel ABI). The GIL is released while programs run. With the native launcher a
+    hardware fault in kernel code (a bad address, an integer division by zero) stops the grid and
+    raises LaunchError, like CUDA's illegal memory access; the ctypes fallback cannot trap it.
     """
     _choose()[0].run_cpu_grid(fn_address, args_address, grid, num_threads, status_address)
 
