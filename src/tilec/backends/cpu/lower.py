@@ -9,6 +9,7 @@ value, a store or atomic that could change what a pending load reads, or a regio
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeAlias
 
 from llvmlite import ir
 
@@ -23,7 +24,7 @@ from .liveness import Liveness
 from .nest import emit_nest
 from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
 
-Lowered = ir.Value | Tile
+Lowered: TypeAlias = ir.Value | Tile
 Rule = Callable[["Lowering", Op], None]
 
 # bytes of tile buffers one program keeps on the stack (the rest goes to one heap block)
