@@ -354,5 +354,44 @@ def cache_cleared_by_another_thread(cache_dir: str, rounds: str) -> None:
         _fail("\n".join(errors[:5]))
 
 
+def _random_arguments(signature: str, rng: np.random.Generator) -> list[object]:
+    values: list[object] = []
+    for part in signature.split(", "):
+        if part.startswith("*"):
+            raw = rng.integers(-(2**62), 2**62, 256)
+            dtype = _NUMPY.get(part[1:].split(":")[0], np.uint16)
+            values.append(raw % 2 == 0 if dtype is np.bool_ else raw.astype(dtype))
+        else:
+            values.append(int(rng.integers(-3, 100)))
+    return values
+
+
+def fuzz_kernels(seed: str, count: str, folder: str, *targets: str) -> None:
+    """Random kernels (kernel_fuzzer.py) compile for every target or raise a TilecError; on the
+    CPU each one that compiled runs on random data. Progress goes to stderr, so an abort
+    names its kernel and target."""
+    import importlib.util
+
+    from robustness import kernel_fuzzer
+    from tilec.errors import TilecError
+
+    path = Path(folder) / f"fuzz_{seed}.py"
+    kernel_fuzzer.write_module(int(seed), int(count), path)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rng = np.random.default_rng(int(seed))
+    for name, signature in module.SIGNATURES.items():
+        for target in targets:
+            print(f"{path}:{name} for {target}", file=sys.stderr, flush=True)
+            try:
+                tilec.compile(getattr(module, name), signature, target=target)
+                if target == "cpu":
+                    getattr(module, name)[(2,)](*_random_arguments(signature, rng))
+            except TilecError:
+                continue
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

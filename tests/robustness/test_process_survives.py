@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,8 @@ def test_odd_kernels_compile_for_cpu_and_gpus_without_aborting() -> None:
 @pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="needs setitimer")
 def test_exception_during_a_fallback_grid_waits_for_its_threads() -> None:
     run_scenario("interrupted_fallback_grid", TILEC_CACHE="0")
+
+
+def test_random_kernels_compile_or_fail_cleanly(tmp_path: Path) -> None:
+    seed = str(random.randrange(2**31))  # fresh kernels every run; the failure names the seed
+    run_scenario("fuzz_kernels", seed, "40", str(tmp_path), "cpu", "cuda:sm_80", "cuda:sm_90a")
