@@ -10,7 +10,6 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-import jsonschema
 import machines
 import pytest
 
@@ -50,6 +49,7 @@ def test_gpu_less_machine_exits_0_selects_cpu_and_names_the_host_cpu() -> None:
 def test_json_output_validates_against_the_shipped_schema() -> None:
     out = _tilec("--json")
     report = json.loads(out.stdout)
+    jsonschema = pytest.importorskip("jsonschema")
     jsonschema.Draft202012Validator.check_schema(_schema())
     jsonschema.validate(report, _schema())
     assert report["exit_code"] == out.returncode
@@ -59,6 +59,7 @@ def test_json_output_validates_against_the_shipped_schema() -> None:
     "build", [machines.wsl2_rtx4090_566, machines.linux_driver_470, machines.macos14_arm64]
 )
 def test_fixture_reports_validate_too(build) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(doctor.render_json(doctor.build_report(gather(build()))), _schema())
 
 
