@@ -90,13 +90,15 @@ def _elf(obj: bytes) -> list[str]:
         if wanted is not None and (link >= shnum or sections[link][1] != wanted):
             raise _bad(f"ELF section {i} links to section {link}, not a table of the right kind")
     undefined: dict[int, dict[int, str]] = {}  # symbol table section → {index: name}
-    used: set[tuple[int, int]] = set()
+    used: dict[int, set[int]] = {}  # symbol table section → indices relocations use
     for i, sec in enumerate(sections):
         if sec[1] == 2:  # SHT_SYMTAB
             undefined[i] = dict(_elf_symbols(obj, sections, sec, i))
         elif sec[1] in (4, 9):  # SHT_RELA, SHT_REL
-            used.update((sec[6], n) for n in _elf_relocations(obj, sections, sec, i))
-    return [undefined[t][n] for t, n in used if n in undefined.get(t, {})]
+            used.setdefault(sec[6], set()).update(_elf_relocations(obj, sections, sec, i))
+    return [
+        name for t, names in undefined.items() for n, name in names.items() if n in used.get(t, ())
+    ]
 
 
 def _elf_symbols(
@@ -107,30 +109,35 @@ def _elf_symbols(
         raise _bad(f"ELF symbol table {index} has entries of {entsize} bytes")
     strtab = sections[link]
     strings = obj[strtab[4] : strtab[4] + strtab[5]]
+    if strings[-1:] not in (b"", b"\0"):  # then every name inside the table is terminated
+        raise _bad(f"ELF string table {link} does not end with a NUL")
+    n_sections = len(sections)
     for n, (name, info, _o, shndx, _v, _s) in enumerate(
         _ELF_SYMBOL.iter_unpack(obj[offset : offset + size])
     ):
-        text = _name(strings, name, f"ELF symbol {n}")
-        if shndx >= len(sections) and shndx < 0xFF00:
-            raise _bad(f"ELF symbol {text!r} is in section {shndx} of {len(sections)}")
+        if name and name >= len(strings):
+            raise _bad(f"ELF symbol {n}'s name runs past its string table")
+        if n_sections <= shndx < 0xFF00:
+            raise _bad(f"ELF symbol {n} is in section {shndx} of {n_sections}")
         if info & 0xF == 6:  # STT_TLS
-            raise _bad(f"ELF symbol {text!r} is thread-local")
-        if n and shndx == 0 and text and info >> 4 != 0:  # undefined, not local
-            yield n, text
+            raise _bad(f"ELF symbol {n} is thread-local")
+        if n and name and shndx == 0 and info >> 4 != 0:  # undefined, not local
+            yield n, _name(strings, name, f"ELF symbol {n}")
 
 
-def _elf_relocations(obj: bytes, sections: list[tuple], sec: tuple, index: int) -> Iterator[int]:
+def _elf_relocations(obj: bytes, sections: list[tuple], sec: tuple, index: int) -> set[int]:
     _n, kind, _f, _a, offset, size, link, target, _al, entsize = sec
     if entsize != (24 if kind == 4 else 16) or size % entsize or target >= len(sections):
         raise _bad(f"ELF relocation section {index} is inconsistent")
-    symtab = sections[link]
-    n_symbols = symtab[5] // _ELF_SYMBOL.size
-    limit = sections[target][5]
-    for start in range(offset, offset + size, entsize):
-        r_offset, r_info = struct.unpack_from("<QQ", obj, start)
-        if r_offset >= limit or r_info >> 32 >= n_symbols:
-            raise _bad(f"ELF relocation section {index} points outside its section or symbols")
-        yield r_info >> 32
+    layout = "<QQq" if kind == 4 else "<QQ"  # SHT_RELA entries carry an addend
+    entries = list(struct.iter_unpack(layout, obj[offset : offset + size]))
+    symbols = {entry[1] >> 32 for entry in entries}
+    if entries and (
+        max(entry[0] for entry in entries) >= sections[target][5]
+        or max(symbols) >= sections[link][5] // _ELF_SYMBOL.size
+    ):
+        raise _bad(f"ELF relocation section {index} points outside its section or symbols")
+    return symbols
 
 
 def _coff(obj: bytes) -> list[str]:
