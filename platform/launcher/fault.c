@@ -44,11 +44,12 @@ static THREAD_LOCAL trap *volatile armed;
 
 #ifdef _WIN32
 
-#ifdef _MSC_VER
-/* MSVC's longjmp unwinds through SEH frames unless the buffer's Frame is 0. */
-#define SET_JUMP(t) (setjmp((t)->jump) ? 1 : (((_JUMP_BUFFER *)(t)->jump)->Frame = 0, 0))
-#else
 #define SET_JUMP(t) setjmp((t)->jump)
+#ifdef _MSC_VER
+/* MSVC's longjmp unwinds through SEH frames (JIT code has no unwind data) unless Frame is 0. */
+#define NO_UNWIND(t) (((_JUMP_BUFFER *)(t)->jump)->Frame = 0)
+#else
+#define NO_UNWIND(t) ((void)0)
 #endif
 
 static int is_fault(DWORD code) {
@@ -100,6 +101,7 @@ static void after_fault(void) {}
 #include <signal.h>
 
 #define SET_JUMP(t) sigsetjmp((t)->jump, 0) /* no mask saved: no system call per launch */
+#define NO_UNWIND(t) ((void)0)
 #define ALT_STACK_SIZE ((size_t)64 << 10)
 
 static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
@@ -203,6 +205,7 @@ int tl_guarded_call(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t
         fault->end = end;
         return 1;
     }
+    NO_UNWIND(&t);
     armed = &t;
     entry(args, gx, gy, gz, begin, end, status);
     armed = NULL;
