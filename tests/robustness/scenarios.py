@@ -393,5 +393,48 @@ def fuzz_kernels(seed: str, count: str, folder: str, *targets: str) -> None:
                 continue
 
 
+def faults_from_threads(rounds: str) -> None:
+    """Kernels that read wild addresses, launched from several Python threads on multi-threaded
+    grids (pool and spawned threads) next to correct kernels: every faulting launch is a
+    LaunchError, every correct one gives its result, and the process lives on."""
+    from tilec.errors import LaunchError
+    from tilec.runtime import launcher
+
+    if not launcher.status().native:
+        return  # only the native launcher traps faults (the ctypes fallback says so)
+
+    @tilec.jit
+    def wild(x_ptr, out_ptr, far):
+        pid = tl.program_id(0)
+        tl.store(out_ptr + pid, tl.load(x_ptr + far * (pid % 3)))
+
+    errors: list[str] = []
+
+    def worker(t: int) -> None:
+        x, out = np.ones(64, np.float32), np.zeros(64, np.float32)
+        try:
+            for r in range(int(rounds)):
+                try:
+                    wild[(64,)](x, out, 1 << 40)
+                    errors.append(f"thread {t}: a wild read raised nothing")
+                except LaunchError:
+                    pass
+                out[:] = 0
+                wild[(64,)](x, out, 0)  # in bounds
+                if not (out == 1).all():
+                    errors.append(f"thread {t} round {r}: wrong result after a fault")
+        except Exception as exc:
+            errors.append(f"thread {t}: {type(exc).__name__}: {exc}")
+
+    with config.override(num_threads=4):
+        pool = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+        for th in pool:
+            th.start()
+        for th in pool:
+            th.join()
+    if errors:
+        _fail("\n".join(errors[:5]))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])

@@ -92,6 +92,10 @@ def test_cache_cleared_while_threads_load_from_it(tmp_path: Path) -> None:
     run_scenario("cache_cleared_by_another_thread", str(tmp_path / "cache"), "15")
 
 
+def test_memory_faults_from_several_threads_are_launch_errors() -> None:
+    run_scenario("faults_from_threads", "50", TILEC_CACHE="0")
+
+
 def test_integer_division_by_zero_does_not_trap() -> None:
     run_scenario("runtime_division_by_zero", TILEC_CACHE="0")
 
