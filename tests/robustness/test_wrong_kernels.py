@@ -1,4 +1,4 @@
-"""Every deliberately wrong kernel in bad_kernels.py fails to compile with a TilecError subclass
+"""Every deliberately wrong kernel in bad_kernels.py and bad_python.py fails to compile with a TilecError subclass
 that names the offending line (file:line:col and a caret) and says what is wrong; none of them
 gets a bare Python exception out of tilec or takes the process down."""
 
@@ -12,7 +12,9 @@ import pytest
 import tilec
 from tilec import errors as E
 
-from . import bad_kernels as K
+from . import bad_kernels, bad_python
+
+MODULES = (bad_kernels, bad_python)
 
 # kernel name -> (error class, a fragment of the message)
 CASES: dict[str, tuple[type[E.TilecError], str]] = {
@@ -145,14 +147,21 @@ def _launch(fn) -> None:  # type: ignore[no-untyped-def]
     tilec.jit(fn)[(1,)](*args)
 
 
-def _marked_lines() -> set[int]:
-    lines, _ = inspect.findsource(K)
+def _module_of(name: str):  # type: ignore[no-untyped-def]
+    return next(m for m in MODULES if hasattr(m, name))
+
+
+def _marked_lines(module) -> set[int]:  # type: ignore[no-untyped-def]
+    lines, _ = inspect.findsource(module)
     return {i + 1 for i, text in enumerate(lines) if "# bad" in text}
 
 
 def test_every_kernel_has_a_case() -> None:
     kernels = {
-        n for n, f in vars(K).items() if inspect.isfunction(f) and f.__module__ == K.__name__
+        n
+        for m in MODULES
+        for n, f in vars(m).items()
+        if inspect.isfunction(f) and f.__module__ == m.__name__
     }
     helpers = {"plain_helper", "plain_combine"}
     assert kernels - helpers == set(CASES)
@@ -161,7 +170,8 @@ def test_every_kernel_has_a_case() -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_wrong_kernel_is_a_located_tilec_error(name: str) -> None:
     cls, fragment = CASES[name]
-    fn = getattr(K, name)
+    module = _module_of(name)
+    fn = getattr(module, name)
     with pytest.raises(E.TilecError) as info:
         _launch(fn)
     err = info.value
@@ -169,12 +179,13 @@ def test_wrong_kernel_is_a_located_tilec_error(name: str) -> None:
     assert fragment in str(err)
     # file:line:col of the offending line, then the line itself and a caret under it
     assert isinstance(err, E.CompileError) and err.loc is not None
-    assert err.loc.file == K.__file__
+    assert err.loc.file == module.__file__
     text = str(err)
-    assert text.startswith(f"{K.__file__}:{err.loc.line}:{err.loc.col + 1}: ")
+    assert text.startswith(f"{module.__file__}:{err.loc.line}:{err.loc.col + 1}: ")
     assert "^" in text.splitlines()[-1]
-    assert err.loc.line in _marked_lines(), f"reported at line {err.loc.line}: {text}"
-    own = [ln for ln in _function_lines(fn) if ln in _marked_lines()]
+    marked = _marked_lines(module)
+    assert err.loc.line in marked, f"reported at line {err.loc.line}: {text}"
+    own = [ln for ln in _function_lines(fn) if ln in marked]
     if own:
         assert err.loc.line in own, text
 
