@@ -11,7 +11,10 @@ from ..ir.ops import FuncOp, ModuleOp
 
 
 def _is_pure(op: Op) -> bool:
-    return not any(inner.has_side_effects for inner in op.walk())
+    # a volatile load is observable: a loop spinning on one waits for another program
+    return not any(
+        inner.has_side_effects or getattr(inner, "volatile", False) for inner in op.walk()
+    )
 
 
 def _sweep(block: Block, used: dict[Value, list[Op]]) -> bool:

@@ -123,15 +123,16 @@ class LoadTile(Tile):
 
 
 def read(b: ir.IRBuilder, addr: ir.Value, elem: Element, volatile: bool = False) -> ir.Value:
-    """One element load. A volatile load (spin-wait flags) is an atomic monotonic load, which
-    LLVM may not hoist out of the loop that waits on it."""
+    """One element load. A volatile load (spin-wait flags) is an atomic acquire load: LLVM may
+    not hoist it out of the loop that waits on it, and the plain loads after the wait may not
+    move above it (they read what the program that set the flag wrote before its release)."""
     ty = storage(elem)
     if not volatile:
         return b.load(addr, typ=ty, align=_align(elem))
     if isinstance(ty, ir.IntType) and ty.width == 1:  # atomics need whole bytes
-        byte = b.load_atomic(addr, "monotonic", 1, typ=T.i8)
+        byte = b.load_atomic(addr, "acquire", 1, typ=T.i8)
         return b.icmp_unsigned("!=", byte, ir.Constant(T.i8, 0))
-    return b.load_atomic(addr, "monotonic", _align(elem), typ=ty)
+    return b.load_atomic(addr, "acquire", _align(elem), typ=ty)
 
 
 def find_split(roots: Sequence[Tile], first: Tile | None = None) -> Tile | None:
