@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import traceback
 
 import pytest
 from cuda_ir_dsl import KernelBuilder
@@ -72,15 +73,22 @@ def _compile_all_in_child(dtype: T.ScalarType, arch: str, names: list[str]) -> t
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: report each name before compiling it, so a crash names its op
-        os.close(read)
-        ops = _ops(dtype)
-        compiler = CudaCompiler(assembler="none")
-        for name in names:
-            os.write(write, (name + "\n").encode())
-            with contextlib.suppress(TilecError):  # a clear error is fine; an abort is not
-                compiler.compile(_kernel(dtype, ops[name]), Target("cuda", arch), CompileOptions())
-        os.write(write, b"DONE\n")
-        os._exit(0)
+        code = 3  # the child always ends here, never in the forked copy of pytest's loop
+        try:
+            os.close(read)
+            ops = _ops(dtype)
+            compiler = CudaCompiler(assembler="none")
+            for name in names:
+                os.write(write, (name + "\n").encode())
+                with contextlib.suppress(TilecError):  # a clear error is fine; an abort is not
+                    target = Target("cuda", arch)
+                    compiler.compile(_kernel(dtype, ops[name]), target, CompileOptions())
+            os.write(write, b"DONE\n")
+            code = 0
+        except BaseException:  # not a clean TilecError: a failure, reported by the exit code
+            traceback.print_exc()
+        finally:
+            os._exit(code)
     os.close(write)
     chunks = []
     while chunk := os.read(read, 65536):
@@ -100,5 +108,6 @@ def test_every_float_op_compiles_or_raises(dtype: str, arch: str) -> None:
     sys.stdout.flush()
     status, last = _compile_all_in_child(t, arch, sorted(_ops(t)))
     assert status == 0 and last == "DONE", (
-        f"LLVM died compiling {last} on {dtype}/{arch} (wait status {status})"
+        f"LLVM died, or a non-tilec exception escaped, compiling {last} on {dtype}/{arch} "
+        f"(wait status {status})"
     )
