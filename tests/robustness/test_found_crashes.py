@@ -72,12 +72,15 @@ def test_fork_while_another_thread_compiles(tmp_path: Path) -> None:
                 offs = tl.arange(0, BLOCK)
                 tl.store(x + offs, tl.load(x + offs) + 1.0)
             return k
-        stop = threading.Event()
+        stop, ready = threading.Event(), threading.Event()
         def spin():
             while not stop.is_set():
                 make()[(1,)](np.zeros(16, np.float32), BLOCK=16)
+                ready.set()
         threading.Thread(target=spin, daemon=True).start()
-        time.sleep(0.5)
+        # fork only once the first compile has imported everything: a fork in the middle of
+        # another thread's import can deadlock any Python program (module import locks)
+        ready.wait(120)
         for i in range(6):
             pid = os.fork()
             if pid == 0:
