@@ -260,6 +260,13 @@ def autotune(
         def do_bench(fn: Callable[[], Any], quantiles: Any = None) -> Any:
             return do_bench_cudagraph(fn, quantiles=quantiles)
 
+    bad = [c for c in configs if not isinstance(c, Config)]
+    if bad or not configs:
+        raise UsageError(
+            "tilec.autotune(configs=...) needs a non-empty list of tilec.Config, got "
+            + (f"{type(bad[0]).__name__} {bad[0]!r}" if bad else "an empty list")
+        )
+
     def decorator(fn: Any) -> Autotuner:
         tuner = Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value,
                           warmup, rep, do_bench, cache_results)  # fmt: skip

@@ -206,7 +206,12 @@ def parameters_of(
     """The kernel's parameters with their constexpr and do_not_specialize flags."""
     from ..language.constexpr import is_constexpr_annotation
 
-    sig = inspect.signature(fn)
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        raise UsageError(f"tilec.jit needs a Python function, got {fn!r}") from None
+    if not inspect.isfunction(fn):
+        raise UsageError(f"tilec.jit needs a Python function, got {type(fn).__name__} {fn!r}")
     names = list(sig.parameters)
     nospec = {names[d] if isinstance(d, int) else d for d in do_not_specialize}
     unknown = nospec - set(names)

@@ -56,8 +56,13 @@ def parse_signature(kernel: Any, signature: str | Mapping[str, str]) -> tuple[Ar
         entries = [e.strip() for e in signature.split(",") if e.strip()]
         named = {e.split("=", 1)[0].strip(): e.split("=", 1)[1] for e in entries if "=" in e}
         positional = [e for e in entries if "=" not in e]
-    else:
+    elif isinstance(signature, Mapping):
         named, positional = {k: str(v) for k, v in signature.items()}, []
+    else:
+        raise UsageError(
+            "signature must be a string like '*fp32, i32, BLOCK=16' or a dict "
+            f"{{name: type}}, got {type(signature).__name__}"
+        )
     unknown = set(named) - {p.name for p in params}
     if unknown:
         raise UsageError(f"signature names unknown parameters: {', '.join(sorted(unknown))}")

@@ -137,5 +137,12 @@ def compile(
             except CacheError as exc:  # the cache only saves time: warn and go on
                 warnings.warn(f"tilec: {exc}", RuntimeWarning, stacklevel=2)
     if cfg.dump_dir is not None:
-        dump(compiled, key, cfg.dump_dir)
+        try:
+            dump(compiled, key, cfg.dump_dir)
+        except OSError as exc:  # dumps are for debugging: never fail the launch over one
+            warnings.warn(
+                f"tilec: cannot write TILEC_DUMP_DIR={cfg.dump_dir}: {exc}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     return compiled

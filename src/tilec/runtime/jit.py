@@ -60,10 +60,10 @@ class JITFunction:
     ) -> None:
         if backend not in (None, "cpu", "cuda"):
             raise UsageError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
+        self.params = parameters_of(fn, do_not_specialize)
         self.fn = fn
         self.__name__: str = fn.__name__
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
-        self.params = parameters_of(fn, do_not_specialize)
         self.arg_names = [p.name for p in self.params]
         self.constexprs = [i for i, p in enumerate(self.params) if p.constexpr]
         self.do_not_specialize = [i for i, p in enumerate(self.params) if p.do_not_specialize]
