@@ -73,6 +73,13 @@ class Config:
         )
 
 
+def child_environment(**overrides: str) -> dict[str, str]:
+    """This process's environment with ``overrides``, for helper processes tilec starts."""
+    env = dict(os.environ)
+    env.update(overrides)
+    return env
+
+
 _active: Config | None = None
 
 

@@ -14,7 +14,7 @@ from ...ir.types import Element, PointerType, ScalarType
 
 
 class BFloatType(ir.types._BaseFloatType):  # type: ignore[name-defined,misc]
-    """LLVM's ``bfloat``: llvmlite.ir has no such type; constants print as ``0xRXXXX``."""
+    """LLVM's ``bfloat``: llvmlite.ir has no such type; constants print as ``0xR`` and four hex digits."""
 
     null = "0.0"
     intrinsic_name = "bf16"

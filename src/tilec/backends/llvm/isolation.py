@@ -17,6 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from ... import config
 from ...errors import LoweringError
 from . import codegen_worker, forksafe
 
@@ -50,8 +51,7 @@ class _Child:
             _exit_hook.append(atexit.register(shutdown))
         self.ready = False
         self.owner = os.getpid()  # a forked copy of this process must not share the pipes
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        env = config.child_environment(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _LAUNCH, _WORKER],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,

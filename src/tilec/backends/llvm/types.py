@@ -14,7 +14,7 @@ from ...ir.types import Element, PointerType, ScalarType
 
 
 class BFloatType(ir.types._BaseFloatType):  # type: ignore[misc, name-defined]
-    """LLVM's ``bfloat``: constants are written as ``0xRXXXX`` (the upper 16 bits of an f32)."""
+    """LLVM's ``bfloat``: constants are written as ``0xR`` and four hex digits (the upper 16 bits of an f32)."""
 
     null = "0.0"
     intrinsic_name = "bf16"
