@@ -7,27 +7,7 @@ are implemented by tilec.frontend; its library functions (softmax, sort, rand ..
 from ..ir.types import PointerType as pointer_type
 from ..ir.types import ScalarType as dtype
 from ..ir.types import TileType as block_type
-from ..ir.types import (
-    bfloat16,
-    float8e4b8,
-    float8e4b15,
-    float8e4nv,
-    float8e5,
-    float8e5b16,
-    float16,
-    float32,
-    float64,
-    int1,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
-from . import extra, math, random
+from . import core, extra, math, random
 from .constexpr import constexpr
 from .core import *  # noqa: F403
 from .core import __all__ as _core_all
@@ -64,7 +44,7 @@ from .standard import (
     zeros_like,
 )
 
-bool_ = int1
+bool_ = core.int1
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
 # Triton names tilec does not implement: using one in a kernel is a clear compile error.
@@ -84,13 +64,10 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    *_core_all,
-    "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "bfloat16", "block_type", "bool_", "cdiv",
-    "constexpr", "cumprod", "cumsum", "dtype", "extra", "float8e4b8", "float8e4b15",
-    "float8e4nv", "float8e5", "float8e5b16", "float16", "float32", "float64",
-    "full_like", "gather", "histogram", "int1", "int8", "int16", "int32", "int64", "math", "max", "min",
-    "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
+    *_core_all,  # builtins and every dtype
+    "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "block_type", "bool_", "cdiv", "constexpr",
+    "cumprod", "cumsum", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
+    "min", "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
-    "swizzle2d", "topk", "uint8", "uint16", "uint32", "uint64", "uint_to_uniform_float",
-    "xor_sum", "zeros_like",
+    "swizzle2d", "topk", "uint_to_uniform_float", "xor_sum", "zeros_like",
 ]  # fmt: skip

@@ -91,6 +91,11 @@ from ..frontend.values import Tensor as tensor
 from ..frontend.values import TensorDescriptor as tensor_descriptor
 from ..ir.types import (
     bfloat16,
+    float8e4b8,
+    float8e4b15,
+    float8e4nv,
+    float8e5,
+    float8e5b16,
     float16,
     float32,
     float64,
@@ -173,7 +178,8 @@ __all__ = [
     "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
     "atomic_xor", "bfloat16", "block_pointer", "broadcast", "broadcast_to", "cast", "cat", "ceil",
     "clamp", "cos", "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "erf",
-    "exp", "exp2", "expand_dims", "fdiv", "flip", "float16", "float32", "float64", "floor", "fma",
+    "exp", "exp2", "expand_dims", "fdiv", "flip", "float8e4b8", "float8e4b15", "float8e4nv", "float8e5",
+    "float8e5b16", "float16", "float32", "float64", "floor", "fma",
     "full", "int1", "int8", "int16", "int32", "int64", "interleave", "join", "load",
     "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor",
     "max_constancy", "max_contiguous", "maximum", "minimum", "multiple_of", "num_programs",
