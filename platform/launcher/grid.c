@@ -3,8 +3,10 @@
  * Programs are handed out in chunks from one shared atomic counter (dynamic chunking), so
  * uneven programs still balance. The threads come from a persistent pool, so a launch costs a
  * wake-up rather than a thread creation; a launch that finds the pool busy (another thread is
- * running a grid) starts threads of its own. Win32 threads, SRW locks and Interlocked* on
- * Windows; pthreads and the GCC/Clang __atomic builtins elsewhere.
+ * running a grid) starts threads of its own. Waits spin briefly before they sleep: waking a
+ * sleeping thread costs tens of microseconds (more on virtual machines), a large part of a
+ * millisecond-long grid, and launches usually come back to back. Win32 threads, SRW locks and
+ * Interlocked* on Windows; pthreads and the GCC/Clang __atomic builtins elsewhere.
  */
 #include <stdlib.h>
 
@@ -21,6 +23,8 @@ typedef LPTHREAD_START_ROUTINE tl_thread_fn;
 #define THREAD_RETURN return 0
 #else
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <unistd.h>
 typedef pthread_mutex_t tl_mutex;
 typedef pthread_cond_t tl_cond;
@@ -32,6 +36,11 @@ typedef void *(*tl_thread_fn)(void *);
 
 /* Kernels keep tiles on the stack; macOS gives secondary threads only 512 KiB by default. */
 #define TL_STACK_SIZE ((size_t)8 << 20)
+
+/* How long an idle worker watches for the next grid, and how long a launching thread watches
+ * for its workers to finish, before sleeping on a condition variable (nanoseconds). */
+#define TL_WORKER_SPIN_NS 300000
+#define TL_CALLER_SPIN_NS 1000000
 
 #ifdef _WIN32
 static void mutex_init(tl_mutex *m) { InitializeSRWLock(m); }
@@ -52,6 +61,26 @@ static void thread_join(tl_thread t) {
     CloseHandle(t);
 }
 static void thread_detach(tl_thread t) { CloseHandle(t); }
+
+static int64_t now_ns(void) {
+    static LARGE_INTEGER freq;
+    LARGE_INTEGER t;
+    if (freq.QuadPart == 0) {
+        QueryPerformanceFrequency(&freq);
+    }
+    QueryPerformanceCounter(&t);
+    return (int64_t)((double)t.QuadPart * 1e9 / (double)freq.QuadPart);
+}
+static void cpu_relax(void) { YieldProcessor(); }
+static void thread_yield(void) { SwitchToThread(); }
+static uint64_t load_u64(volatile uint64_t *x) {
+    return (uint64_t)InterlockedCompareExchange64((volatile LONG64 *)x, 0, 0);
+}
+static void store_u64(volatile uint64_t *x, uint64_t v) {
+    InterlockedExchange64((volatile LONG64 *)x, (LONG64)v);
+}
+static int load_int(volatile int *x) { return InterlockedCompareExchange((volatile LONG *)x, 0, 0); }
+static void store_int(volatile int *x, int v) { InterlockedExchange((volatile LONG *)x, v); }
 #else
 static void mutex_init(tl_mutex *m) { pthread_mutex_init(m, NULL); }
 static void lock(tl_mutex *m) { pthread_mutex_lock(m); }
@@ -72,7 +101,60 @@ static int thread_start(tl_thread *t, tl_thread_fn fn, void *arg) {
 }
 static void thread_join(tl_thread t) { pthread_join(t, NULL); }
 static void thread_detach(tl_thread t) { pthread_detach(t); }
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
 #endif
+}
+static void thread_yield(void) { sched_yield(); }
+static uint64_t load_u64(volatile uint64_t *x) { return __atomic_load_n(x, __ATOMIC_ACQUIRE); }
+static void store_u64(volatile uint64_t *x, uint64_t v) { __atomic_store_n(x, v, __ATOMIC_RELEASE); }
+static int load_int(volatile int *x) { return __atomic_load_n(x, __ATOMIC_ACQUIRE); }
+static void store_int(volatile int *x, int v) { __atomic_store_n(x, v, __ATOMIC_RELEASE); }
+#endif
+
+/* Spins until *x != old (1) or until budget_ns have passed (0). A spinning thread yields now
+ * and then: on a busy machine the thread it waits for may be queued on the same core. */
+static int spin_while_u64(volatile uint64_t *x, uint64_t old, int64_t budget_ns) {
+    int64_t deadline = now_ns() + budget_ns;
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            if (load_u64(x) != old) {
+                return 1;
+            }
+            cpu_relax();
+        }
+        if (now_ns() > deadline) {
+            return 0;
+        }
+        thread_yield();
+    }
+}
+
+/* Spins until *x >= goal (1) or until budget_ns have passed (0); yields like the above. */
+static int spin_until_int(volatile int *x, int goal, int64_t budget_ns) {
+    int64_t deadline = now_ns() + budget_ns;
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            if (load_int(x) >= goal) {
+                return 1;
+            }
+            cpu_relax();
+        }
+        if (now_ns() > deadline) {
+            return 0;
+        }
+        thread_yield();
+    }
+}
 
 /* ---- one grid run ------------------------------------------------------------------------ */
 
@@ -158,9 +240,9 @@ typedef struct {
     tl_mutex lock;        /* guards the fields below */
     tl_cond wake, done;
     int workers;          /* threads started so far */
-    uint64_t generation;  /* bumped once per job */
+    volatile uint64_t generation; /* bumped once per job (read unlocked while spinning) */
     int wanted;           /* workers with index < wanted take part in the current job */
-    int finished;
+    volatile int finished; /* (read unlocked while the caller spins) */
     grid_job *job;
 #ifndef _WIN32
     pid_t owner;          /* a forked child has none of the parent's threads */
@@ -179,20 +261,27 @@ THREAD_FN(pool_main) {
     worker_arg w = *(worker_arg *)arg;
     free(arg);
     pool *p = w.p;
-    lock(&p->lock);
     for (;;) {
+        /* Watch for the next job a while, then sleep until one comes. Job, wanted and
+         * generation are read together under the lock: a worker that was not wanted may see a
+         * later generation than the one that woke it, and must then read that job's fields. */
+        spin_while_u64(&p->generation, w.seen, TL_WORKER_SPIN_NS);
+        lock(&p->lock);
         while (p->generation == w.seen) {
             cond_wait(&p->wake, &p->lock);
         }
         w.seen = p->generation;
-        if (w.index < p->wanted) {
-            grid_job *job = p->job;
-            unlock(&p->lock);
+        int take = w.index < p->wanted;
+        grid_job *job = p->job;
+        unlock(&p->lock);
+        if (take) {
             work(job);
             lock(&p->lock);
-            if (++p->finished == p->wanted) {
+            store_int(&p->finished, p->finished + 1);
+            if (p->finished == p->wanted) {
                 cond_signal(&p->done);
             }
+            unlock(&p->lock);
         }
     }
     THREAD_RETURN; /* not reached: workers live as long as the process */
@@ -270,17 +359,20 @@ static int run_pooled(grid_job *job, int threads) {
     }
     lock(&p->lock);
     p->wanted = grow(p, threads - 1);
+    int wanted = p->wanted;
     p->job = job;
-    p->finished = 0;
-    p->generation++;
+    store_int(&p->finished, 0);
+    store_u64(&p->generation, p->generation + 1);
     cond_broadcast(&p->wake);
     unlock(&p->lock);
     work(job);
-    lock(&p->lock);
-    while (p->finished < p->wanted) {
-        cond_wait(&p->done, &p->lock);
+    if (!spin_until_int(&p->finished, wanted, TL_CALLER_SPIN_NS)) {
+        lock(&p->lock);
+        while (p->finished < p->wanted) {
+            cond_wait(&p->done, &p->lock);
+        }
+        unlock(&p->lock);
     }
-    unlock(&p->lock);
     unlock(&p->run);
     return 1;
 }

@@ -14,6 +14,7 @@ from ..llvm import types as T
 from ..llvm.intrinsics import call_same
 from .lower import Lowering
 from .nest import counted_loop
+from .operand import Operand, Packed
 from .scalar import cast, to_compute
 from .tiles import BufferTile, MapTile, Scope
 
@@ -34,7 +35,7 @@ def vector_width(features: str) -> int:
     return 4
 
 
-def _as_work(lw: Lowering, buf: BufferTile, work: BufferTile) -> BufferTile:
+def as_work(lw: Lowering, buf: BufferTile, work: BufferTile) -> BufferTile:
     """``buf`` converted to the accumulator's element type (one pass, so the kernel is uniform)."""
     if buf.elem == work.elem:
         return buf
@@ -49,19 +50,27 @@ def _as_work(lw: Lowering, buf: BufferTile, work: BufferTile) -> BufferTile:
     return lw.materialize(MapTile(buf.shape, dst, [buf], widen))
 
 
-def matmul(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
-    a, bm = _as_work(lw, a, c), _as_work(lw, bm, c)
-    _m, n = c.shape[-2], c.shape[-1]
+def fits_micro_kernel(lw: Lowering, c: BufferTile) -> bool:
+    """Whether ``c`` (the accumulator) is multiplied by the register-tiled fp32 kernel."""
+    n = c.shape[-1]
     vl = min(lw.vector_width, n)
-    if str(c.elem) == "fp32" and len(c.shape) == 2 and vl >= 4 and n % vl == 0:
-        _micro_kernel(lw, a, bm, c, vl)
+    return str(c.elem) == "fp32" and len(c.shape) == 2 and vl >= 4 and n % vl == 0
+
+
+def matmul(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
+    a, bm = as_work(lw, a, c), as_work(lw, bm, c)
+    if fits_micro_kernel(lw, c):
+        micro_kernel(lw, Packed(a), Packed(bm), c)
     else:
         _simple(lw, a, bm, c)
 
 
-def _micro_kernel(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile, vl: int) -> None:
+def micro_kernel(lw: Lowering, a: Operand, bm: Operand, c: BufferTile) -> None:
+    """``c += a @ bm`` for fp32 with ``c`` in registers block by block; ``bm`` has unit
+    ``step`` (its rows are loaded as vectors), ``a`` any (its elements are broadcast)."""
     b = lw.b
     m, n, k_dim = c.shape[0], c.shape[1], a.shape[1]
+    vl = min(lw.vector_width, n)
     # 16 accumulators (4 rows x 4 vectors) measured best with 32 registers (AVX-512, znver4);
     # with 16 registers, 4 x 2 leaves room for the B vectors and the broadcast
     mr = next(r for r in (4, 2, 1) if m % r == 0)
@@ -70,24 +79,31 @@ def _micro_kernel(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile, vl
     vec = ir.VectorType(T.f32, vl)
     accs = [[lw.slot(vec) for _ in range(nv)] for _ in range(mr)]
     zero = ir.Constant(T.i64, 0)
+    a_step = ir.Constant(T.i64, a.step)
 
-    def row_ptr(buf: BufferTile, row: ir.Value, col: ir.Value, width: int) -> ir.Value:
-        lin = b.add(b.mul(row, ir.Constant(T.i64, width)), col)
-        return b.gep(buf.addr, [lin], source_etype=T.f32)
+    def c_ptr(row: ir.Value, col: ir.Value) -> ir.Value:
+        lin = b.add(b.mul(row, ir.Constant(T.i64, n)), col)
+        return b.gep(c.addr, [lin], source_etype=T.f32)
 
     with counted_loop(b, zero, ir.Constant(T.i64, m // mr), "mi") as ib:
         i0 = b.mul(ib, ir.Constant(T.i64, mr))
+        rows = [b.add(i0, ir.Constant(T.i64, r)) for r in range(mr)]
+        a_rows = [a.row(b, r) for r in rows]
         with counted_loop(b, zero, ir.Constant(T.i64, n // (nv * vl)), "nj") as jb:
             j0 = b.mul(jb, ir.Constant(T.i64, nv * vl))
-            rows = [b.add(i0, ir.Constant(T.i64, r)) for r in range(mr)]
             cols = [b.add(j0, ir.Constant(T.i64, v * vl)) for v in range(nv)]
             for r in range(mr):
                 for v in range(nv):
-                    b.store(b.load(row_ptr(c, rows[r], cols[v], n), typ=vec, align=4), accs[r][v])
+                    b.store(b.load(c_ptr(rows[r], cols[v]), typ=vec, align=4), accs[r][v])
             with counted_loop(b, zero, ir.Constant(T.i64, k_dim), "mk") as k:
-                bv = [b.load(row_ptr(bm, k, cols[v], n), typ=vec, align=4) for v in range(nv)]
+                b_row = bm.row(b, k)
+                bv = [
+                    b.load(b.gep(b_row, [cols[v]], source_etype=T.f32), typ=vec, align=4)
+                    for v in range(nv)
+                ]
+                a_col = b.mul(k, a_step) if a.step != 1 else k
                 for r in range(mr):
-                    av = b.load(row_ptr(a, rows[r], k, k_dim), typ=T.f32, align=4)
+                    av = b.load(b.gep(a_rows[r], [a_col], source_etype=T.f32), typ=T.f32)
                     splat = b.shuffle_vector(
                         b.insert_element(ir.Constant(vec, None), av, ir.Constant(T.i32, 0)),
                         ir.Constant(vec, None),
@@ -98,7 +114,7 @@ def _micro_kernel(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile, vl
                         b.store(call_same(b, "fmuladd", splat, bv[v], cur), accs[r][v])
             for r in range(mr):
                 for v in range(nv):
-                    b.store(b.load(accs[r][v], typ=vec), row_ptr(c, rows[r], cols[v], n), align=4)
+                    b.store(b.load(accs[r][v], typ=vec), c_ptr(rows[r], cols[v]), align=4)
 
 
 def _simple(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
