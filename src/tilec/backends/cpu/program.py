@@ -17,6 +17,7 @@ from ...ir.ops import FuncOp
 from ...ir.types import ScalarType
 from ..artifacts import AssertInfo
 from ..llvm import types as T
+from . import aliasing
 from .lower import Lowering
 from .matmul import vector_registers, vector_width
 from .nest import counted_loop
@@ -53,6 +54,7 @@ def build_module(
     for i, (spec, arg) in enumerate(zip(func.specs, func.args)):
         lw.env[arg] = _load_param(lw.b, lw.args_ptr, i, spec)
     lw.run()
+    aliasing.annotate(program)
     symbol = entry_symbol(func.sym_name)
     _build_entry(module, program, symbol)
     return module, symbol, lw.asserts
