@@ -4,19 +4,14 @@
  * stack slots straight from the Python tuple, so a launch allocates nothing. The GIL is
  * released while kernels run. Errors on the slow path import tilec.errors lazily.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "tilec_launcher.h"
-
-/* Kernel parameters one launch accepts: 4 KiB of slots, CUDA's classic parameter limit. */
-#define MAX_ARGS 512
+#include "pyglue.h"
 
 /* Raises tilec.errors.LaunchError(message, code): every rejected argument and every failed
  * launch is a LaunchError, whatever Python error the conversion hit first. */
-static PyObject *launch_error(int code, const char *format, ...) {
+PyObject *tl_py_launch_error(int code, const char *format, ...) {
     va_list vargs;
     va_start(vargs, format);
     PyObject *message = PyUnicode_FromFormatV(format, vargs);
@@ -47,7 +42,7 @@ static int read_int64(PyObject *obj, int64_t *out) {
 static int read_address(PyObject *obj, const char *what, void **out) {
     unsigned long long v = PyLong_AsUnsignedLongLong(obj);
     if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        launch_error(-1, "%s must be an address (a non-negative int), got %R", what, obj);
+        tl_py_launch_error(-1, "%s must be an address (a non-negative int), got %R", what, obj);
         return -1;
     }
     *out = (void *)(uintptr_t)v;
@@ -57,13 +52,13 @@ static int read_address(PyObject *obj, const char *what, void **out) {
 /* A tuple of exactly three ints in 0..2**31-1. */
 static int read_dims(PyObject *obj, const char *what, uint32_t dims[3]) {
     if (!PyTuple_Check(obj) || PyTuple_Size(obj) != 3) {
-        launch_error(-1, "%s must be a tuple of 3 ints, got %R", what, obj);
+        tl_py_launch_error(-1, "%s must be a tuple of 3 ints, got %R", what, obj);
         return -1;
     }
     for (Py_ssize_t i = 0; i < 3; i++) {
         int64_t v;
         if (read_int64(PyTuple_GetItem(obj, i), &v) < 0 || v < 0 || v > INT32_MAX) {
-            launch_error(-1, "%s must hold 3 ints in 0..2**31-1, got %R", what, obj);
+            tl_py_launch_error(-1, "%s must hold 3 ints in 0..2**31-1, got %R", what, obj);
             return -1;
         }
         dims[i] = (uint32_t)v;
@@ -93,7 +88,7 @@ static int read_integer(PyObject *obj, int64_t *out, int *is_unsigned) {
     return 0;
 }
 
-static int pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) {
+int tl_py_pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) {
     int kind = tl_code_is_float(code);
     int rc = TL_ERR_RANGE;
     if (kind == 1) {
@@ -108,11 +103,11 @@ static int pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) 
             rc = tl_pack_int(code, v, is_unsigned, slot);
         }
     } else {
-        launch_error(-1, "argument %zd has an unknown type code '%c'", index, (int)code);
+        tl_py_launch_error(-1, "argument %zd has an unknown type code '%c'", index, (int)code);
         return -1;
     }
     if (rc != TL_OK) {
-        launch_error(-1, "argument %zd (%R) does not fit its parameter type (code '%c')", index,
+        tl_py_launch_error(-1, "argument %zd (%R) does not fit its parameter type (code '%c')", index,
                      obj, (int)code);
         return -1;
     }
@@ -124,20 +119,20 @@ static Py_ssize_t pack_tuple(PyObject *codes, PyObject *args, uint64_t *slots) {
     char *code_chars;
     Py_ssize_t ncodes;
     if (!PyBytes_Check(codes) || PyBytes_AsStringAndSize(codes, &code_chars, &ncodes) < 0) {
-        launch_error(-1, "type codes must be bytes, got %R", codes);
+        tl_py_launch_error(-1, "type codes must be bytes, got %R", codes);
         return -1;
     }
     if (!PyTuple_Check(args)) {
-        launch_error(-1, "kernel arguments must be a tuple, got %R", args);
+        tl_py_launch_error(-1, "kernel arguments must be a tuple, got %R", args);
         return -1;
     }
     Py_ssize_t n = PyTuple_Size(args);
     if (n != ncodes || n > MAX_ARGS) {
-        launch_error(-1, "%zd arguments for %zd type codes (at most %d)", n, ncodes, MAX_ARGS);
+        tl_py_launch_error(-1, "%zd arguments for %zd type codes (at most %d)", n, ncodes, MAX_ARGS);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (pack_one(code_chars[i], PyTuple_GetItem(args, i), i, &slots[i]) < 0) {
+        if (tl_py_pack_one(code_chars[i], PyTuple_GetItem(args, i), i, &slots[i]) < 0) {
             return -1;
         }
     }
@@ -154,7 +149,7 @@ static int check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected) 
 }
 
 /* LaunchError for a grid stopped by a fault in kernel code (the CPU's illegal memory access). */
-static PyObject *fault_error(const tl_fault *f, const uint32_t grid[3]) {
+PyObject *tl_py_fault_error(const tl_fault *f, const uint32_t grid[3]) {
     char where[160], what[160];
     int64_t id = f->begin;
     if (f->end - f->begin == 1) {
@@ -173,7 +168,7 @@ static PyObject *fault_error(const tl_fault *f, const uint32_t grid[3]) {
     } else {
         snprintf(what, sizeof what, "executed an illegal instruction");
     }
-    return launch_error(-1,
+    return tl_py_launch_error(-1,
                         "the kernel %s, %s of grid (%u, %u, %u); like CUDA's illegal memory "
                         "access, the grid was stopped: the process state is intact but the "
                         "outputs are undefined",
@@ -192,10 +187,10 @@ static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     if (read_int64(args[3], &threads) < 0 || threads < 1) {
-        return launch_error(-1, "num_threads must be an int >= 1, got %R", args[3]);
+        return tl_py_launch_error(-1, "num_threads must be an int >= 1, got %R", args[3]);
     }
     if (fn == NULL || status == NULL) {
-        return launch_error(-1, "run_cpu_grid needs a function and a status address");
+        return tl_py_launch_error(-1, "run_cpu_grid needs a function and a status address");
     }
     int rc;
     tl_fault fault;
@@ -206,12 +201,18 @@ static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t 
                      (int64_t *)status, &fault);
     Py_END_ALLOW_THREADS
     if (rc == TL_ERR_FAULT) {
-        return fault_error(&fault, grid);
+        return tl_py_fault_error(&fault, grid);
     }
     if (rc != TL_OK) {
-        return launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
+        return tl_py_launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
     }
     Py_RETURN_NONE;
+}
+
+PyObject *tl_py_cuda_failure(int rc) {
+    const char *name = tl_cuda_error_name(rc);
+    return tl_py_launch_error(rc, "cuLaunchKernel failed: %s (%d)",
+                              name ? name : "CUDA_ERROR_UNKNOWN", rc);
 }
 
 static int ensure_cuda(void) {
@@ -219,7 +220,7 @@ static int ensure_cuda(void) {
     if (tl_cuda_is_loaded() || tl_cuda_load(NULL, msg, sizeof msg) == TL_OK) {
         return 0;
     }
-    launch_error(-1, "cannot load the CUDA driver: %s", msg);
+    tl_py_launch_error(-1, "cannot load the CUDA driver: %s", msg);
     return -1;
 }
 
@@ -238,7 +239,7 @@ static PyObject *launch_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     if (read_int64(args[3], &shared) < 0 || shared < 0 || shared > UINT32_MAX) {
-        return launch_error(-1, "shared memory must be an int in 0..2**32-1, got %R", args[3]);
+        return tl_py_launch_error(-1, "shared memory must be an int in 0..2**32-1, got %R", args[3]);
     }
     Py_ssize_t n = pack_tuple(args[5], args[6], slots);
     if (n < 0 || ensure_cuda() < 0) {
@@ -252,9 +253,7 @@ static PyObject *launch_cuda(PyObject *self, PyObject *const *args, Py_ssize_t n
     rc = tl_cuda_launch(function, grid, block, (uint32_t)shared, stream, params);
     Py_END_ALLOW_THREADS
     if (rc != 0) {
-        const char *name = tl_cuda_error_name(rc);
-        return launch_error(rc, "cuLaunchKernel failed: %s (%d)",
-                            name ? name : "CUDA_ERROR_UNKNOWN", rc);
+        return tl_py_cuda_failure(rc);
     }
     Py_RETURN_NONE;
 }
@@ -273,7 +272,7 @@ static PyObject *pack_args(PyObject *self, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     if (n > 0 && address == NULL) {
-        return launch_error(-1, "pack_args needs a destination address");
+        return tl_py_launch_error(-1, "pack_args needs a destination address");
     }
     memcpy(address, slots, (size_t)n * sizeof slots[0]);
     Py_RETURN_NONE;
@@ -291,7 +290,7 @@ static PyObject *load_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     if (tl_cuda_load(path, msg, sizeof msg) != TL_OK) {
-        return launch_error(-1, "cannot load the CUDA driver: %s", msg);
+        return tl_py_launch_error(-1, "cannot load the CUDA driver: %s", msg);
     }
     Py_RETURN_NONE;
 }
@@ -313,7 +312,8 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__launcher(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "MAX_ARGS", MAX_ARGS) < 0) {
+    if (m != NULL && (PyModule_AddIntConstant(m, "MAX_ARGS", MAX_ARGS) < 0 ||
+                      tl_plan_add_type(m) < 0 || tl_dispatch_add_types(m) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

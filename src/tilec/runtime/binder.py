@@ -200,6 +200,53 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
     return launch  # type: ignore[no-any-return]
 
 
+def native_bind(jit: Any, launch: Launch, params: Sequence[Parameter]) -> Launch | None:
+    """``grid -> launcher``: the native Dispatcher's ``bind`` running the warm path of
+    ``launch`` (the generated function above, which it falls back to) in C; None without the
+    native launcher."""
+    from . import launcher
+
+    native = launcher.native_module()
+    if native is None:
+        return None
+    fast_np = specialize.numpy_fast_path()
+    torch = sys.modules.get("torch")
+    written = jit._written
+    kinds = bytes(
+        ord(
+            "c"
+            if p.constexpr
+            else "u"
+            if p.do_not_specialize
+            else "w"
+            if p.name in written
+            else "n"
+        )
+        for p in params
+    )
+    dispatcher = native.Dispatcher(
+        jit,
+        config,
+        launch,
+        tuple(p.name for p in params),
+        tuple(MISSING if p.default is inspect.Parameter.empty else p.default for p in params),
+        MISSING,
+        kinds,
+        fast_np[0] if fast_np else None,
+        fast_np[1] if fast_np else 0,
+        specialize.numpy_flags_offset() if fast_np else 0,
+        specialize.NUMPY_KEYS,
+        getattr(torch, "Tensor", None),
+        specialize.TORCH_HOST_KEYS,
+        specialize.TORCH_CUDA_KEYS,
+        specialize.DESCRIBERS,
+        specialize.constexpr_key,
+        specialize.describe_unspecialized,
+        (specialize.ONE, specialize.I32, specialize.I32 + 1, specialize.FP32),
+    )
+    return dispatcher.bind  # type: ignore[no-any-return]
+
+
 def parameters_of(
     fn: Callable[..., Any], do_not_specialize: Sequence[str | int] = ()
 ) -> tuple[Parameter, ...]:

@@ -18,7 +18,14 @@ from .. import config as _config
 from ..backends.target import Target
 from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
 from . import descriptor_args, specialize
-from .binder import MISSING, is_read_only, make_launch, parameters_of, read_only_error
+from .binder import (
+    MISSING,
+    is_read_only,
+    make_launch,
+    native_bind,
+    parameters_of,
+    read_only_error,
+)
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
 from .launch_options import check_extern_libs, compile_options, hashable_options
 
@@ -71,6 +78,7 @@ class JITFunction:
         self.noinline = noinline
         self.backend = backend
         self._launch_fn: Callable[..., LaunchedKernel] | None = None
+        self._bind: Callable[[Any], Callable[..., LaunchedKernel]] | None = None
         self._tables: dict[tuple[Any, ...], dict[Any, LaunchedKernel]] = {}
         self._kernels: dict[Any, LaunchedKernel] = {}
         self._cfg: Any = None
@@ -103,12 +111,20 @@ class JITFunction:
         )
 
     def __getitem__(self, grid: Any) -> Callable[..., LaunchedKernel]:
-        return functools.partial(self._launch_fn or self._make_launch(), grid)
+        return (self._bind or self._make_bind())(grid)
 
     def _make_launch(self) -> Callable[..., LaunchedKernel]:
         self._switch_config()
         self._launch_fn = make_launch(self, self.fn.__name__, self.params)
         return self._launch_fn
+
+    def _make_bind(self) -> Callable[[Any], Callable[..., LaunchedKernel]]:
+        """``grid -> launcher``: the native dispatcher's (warm launches in C), else a partial
+        of the generated launch function."""
+        launch = self._launch_fn or self._make_launch()
+        bind = native_bind(self, launch, self.params)
+        self._bind = bind or functools.partial(functools.partial, launch)
+        return self._bind
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> LaunchedKernel:
         """Compile (and load) for these arguments without running."""
@@ -153,6 +169,7 @@ class JITFunction:
         """Keep one kernel table per setting that changes what a launch compiles to."""
         cfg = _config.get()
         self._cfg = cfg
+        self._bind = None  # the launcher kind may differ under the new configuration
         setting = (cfg.backend, cfg.interpret, cfg.debug, cfg.num_threads, cfg.disable_launcher)
         self._kernels = self._tables.setdefault(setting, {})
 
@@ -196,7 +213,7 @@ class JITFunction:
         written = self._written | {n for n in writes if n in self.arg_names}
         if written != self._written:
             self._written = frozenset(written)
-            self._launch_fn = None
+            self._launch_fn = self._bind = None
         for name in written:
             if name in arguments and is_read_only(arguments[name]):
                 raise UsageError(f"{self.__name__}: {read_only_error(name)}")

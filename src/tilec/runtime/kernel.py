@@ -83,6 +83,8 @@ class LaunchedKernel:
         self.params = tuple(all_params)
         self._pick = runtime_indices(all_params)
         self._direct: Any = None
+        # the native launcher's Plan for this kernel: how the C dispatcher launches it
+        self._plan: Any = None
 
     @property
     def metadata(self) -> KernelMetadata:
@@ -158,6 +160,13 @@ class CpuKernel(LaunchedKernel):
         self._has_asserts = bool(compiled.metadata.asserts)
         self._pool: list[tuple[Any, int, int]] = []
         self.launch = self._generate_launch(len(all_params))  # type: ignore[method-assign]
+        native = launcher.native_module()
+        if native is not None:
+            codes = launcher.arg_codes(p.type for p in runtime)
+            self._plan = native.Plan(
+                True, self._address, (1, 1, 1), 0, self._threads, codes, self._pick,
+                None, None, None, None,
+            )  # fmt: skip
 
     def _new_buffer(self) -> tuple[Any, int, int]:
         buf = (ctypes.c_uint64 * (self._slots + 4))()  # argument slots, then the status block
@@ -229,13 +238,12 @@ def _stream_source(device: int | None = None) -> Callable[[], int]:
     """A function returning the stream to launch on, resolved once: torch's C-level getters
     cost ~0.2 µs where ``torch.cuda.current_stream()`` costs several. With ``device``, it
     also refuses to launch while torch's current device is another one."""
-    torch = sys.modules.get("torch")
-    if torch is None:
+    if "torch" not in sys.modules:
         return _default_stream
-    get_device = getattr(torch._C, "_cuda_getDevice", None)
-    get_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if get_device is None or get_stream is None:
+    getters = _torch_stream_getters()
+    if getters is None:
         return _null_stream  # a torch build without CUDA has no streams of its own
+    get_device, get_stream = getters
     if device is None:
         return lambda: get_stream(get_device())  # type: ignore[no-any-return]
 
@@ -249,6 +257,14 @@ def _stream_source(device: int | None = None) -> Callable[[], int]:
         return get_stream(current)  # type: ignore[no-any-return]
 
     return stream
+
+
+def _torch_stream_getters() -> tuple[Callable[[], int], Callable[[int], int]] | None:
+    """torch's C-level current-device and current-stream getters, when torch has CUDA."""
+    torch_c = getattr(sys.modules.get("torch"), "_C", None)
+    get_device = getattr(torch_c, "_cuda_getDevice", None)
+    get_stream = getattr(torch_c, "_cuda_getCurrentRawStream", None)
+    return None if get_device is None or get_stream is None else (get_device, get_stream)
 
 
 def _current_torch_device() -> int | None:
@@ -285,6 +301,24 @@ class CudaKernel(LaunchedKernel):
         self._device = _current_torch_device()  # where the driver loaded the module
         self._stream = _stream_source(self._device)
         self.launch = self._generate_launch(len(all_params))  # type: ignore[method-assign]
+        self._plan = self._native_plan()
+
+    def _native_plan(self) -> Any:
+        """The Plan the C dispatcher launches this kernel with: torch's getters straight from C
+        when torch has CUDA, else this kernel's stream function (None: no native launcher)."""
+        from . import launcher
+
+        native = launcher.native_module()
+        if native is None:
+            return None
+        getters = _torch_stream_getters() if "torch" in sys.modules else None
+        fast = getters is not None and self._device is not None
+        get_device, get_stream = getters if fast and getters else (None, None)
+        return native.Plan(
+            False, self._function, self._block, self._shared, 1, self._codes, self._pick,
+            get_device, get_stream, self._device if fast else None,
+            None if fast else self._stream,
+        )  # fmt: skip
 
     def _generate_launch(self, n: int) -> Callable[..., None]:
         """This kernel's launch function, its constants in closure variables (as on the CPU)."""

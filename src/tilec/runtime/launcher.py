@@ -342,6 +342,13 @@ def pack_args(codes: bytes, args: tuple[Any, ...], address: int) -> None:
     _choose()[0].pack_args(codes, args, address)
 
 
+def native_module() -> Any | None:
+    """The native launcher module when it is the one in use (its Dispatcher and Plan types
+    run warm launches in C), else None."""
+    impl, state = _choose()
+    return impl if state.native and hasattr(impl, "Dispatcher") else None
+
+
 def cpu_grid_runner() -> Callable[[int, int, Dims, int, int], None]:
     """The active implementation's ``run_cpu_grid`` itself, for a hot path to keep."""
     return _choose()[0].run_cpu_grid  # type: ignore[no-any-return]
@@ -382,6 +389,7 @@ __all__ = [
     "cpu_grid_runner",
     "cuda_launcher",
     "launch_cuda",
+    "native_module",
     "pack_args",
     "round_float_bits",
     "run_cpu_grid",

@@ -141,6 +141,27 @@ def numpy_fast_path() -> tuple[type, int] | None:
     return (numpy.ndarray, offset) if offset > 0 and offset % 8 == 0 else None
 
 
+_NUMPY_WRITEABLE = 0x0400  # NPY_ARRAY_WRITEABLE
+
+
+def numpy_flags_offset() -> int:
+    """Where numpy keeps an array's flags word (0 when it cannot be confirmed): five pointer
+    fields after the data pointer, checked on a writeable and a read-only array."""
+    numpy = sys.modules.get("numpy")
+    data = _numpy_data_offset(numpy.empty(1)) if numpy is not None else -1
+    if numpy is None or data <= 0:
+        return 0
+    offset = data + 6 * ctypes.sizeof(ctypes.c_void_p)
+    writeable, frozen = numpy.empty(1), numpy.empty(1)
+    frozen.flags.writeable = False
+
+    def flags(a: Any) -> int:
+        return ctypes.c_int.from_address(id(a) + offset).value
+
+    confirmed = flags(writeable) & _NUMPY_WRITEABLE and not flags(frozen) & _NUMPY_WRITEABLE
+    return offset if confirmed else 0
+
+
 def numpy_keys(a: Any) -> tuple[PointerKey, PointerKey]:
     if not a.dtype.isnative:
         raise UsageError(f"array of byte-swapped dtype {a.dtype.str}: convert it to native order")

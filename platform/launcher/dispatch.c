@@ -1,0 +1,516 @@
+/* Dispatcher: the warm launch of a @jit function, ``kernel[grid](*args, **meta)``, in C.
+ *
+ * It does what the kernel's generated Python launch function does on a warm call (bind the
+ * arguments, describe each into its specialization key part, look the compiled kernel up in
+ * the JIT's table, launch it through its Plan) and builds exactly the same keys, so both share
+ * one table. Whatever it does not handle itself (a missing kernel, launch options, an argument
+ * type without a describer, any error) goes to that Python function, which compiles, explains
+ * or raises, so the two paths behave identically.
+ */
+#include "pyglue.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *jit;        /* the JITFunction: ``_kernels`` (the current table) and ``_cfg`` */
+    PyObject *config;     /* tilec.config: ``_active``, the configuration in force */
+    PyObject *slow;       /* the generated launch function: slow(grid, *args, **kwargs) */
+    PyObject *names;      /* parameter names (tuple of str) */
+    PyObject *defaults;   /* defaults, ``missing`` where a parameter has none */
+    PyObject *missing;
+    PyObject *kinds;      /* bytes: 'c' constexpr, 'u' do_not_specialize, 'n' other, 'w' written */
+    PyObject *np_type;    /* numpy.ndarray, or None */
+    Py_ssize_t np_data;   /* byte offsets of its data pointer and flags (0: unknown) */
+    Py_ssize_t np_flags;
+    PyObject *np_keys;    /* numpy dtype -> (unaligned key, aligned key) */
+    PyObject *pt_type;    /* torch.Tensor, or None */
+    PyObject *pt_host;    /* torch dtype -> key pair, host and CUDA tensors */
+    PyObject *pt_cuda;
+    PyObject *describers; /* type -> describer(value) -> (key, value) */
+    PyObject *constexpr_key;
+    PyObject *unspecialized;
+    PyObject *int_keys;   /* (ONE, I32, I32 divisible by 16, FP32) */
+    Py_ssize_t n;
+} Dispatcher;
+
+typedef struct {
+    PyObject_HEAD
+    Dispatcher *dispatcher;
+    PyObject *grid;
+} Bound;
+
+static PyTypeObject *dispatcher_type, *bound_type;
+static PyObject *s_kernels, *s_cfg, *s_active, *s_data_ptr, *s_dtype, *s_is_cuda, *s_plan,
+    *s_launch;
+
+#define NUMPY_WRITEABLE 0x0400
+
+#define DISPATCHER_FIELDS(X)                                                                 \
+    X(jit) X(config) X(slow) X(names) X(defaults) X(missing) X(kinds) X(np_type) X(np_keys)  \
+        X(pt_type) X(pt_host) X(pt_cuda) X(describers) X(constexpr_key) X(unspecialized)     \
+            X(int_keys)
+
+static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
+    Dispatcher *d = (Dispatcher *)self_obj;
+    PyObject *o[16];
+    Py_ssize_t np_data, np_flags;
+    (void)kwargs;
+    if (!PyArg_ParseTuple(args, "OOOO!OOSOnnO!OO!O!O!OOO!", &o[0], &o[1], &o[2], &PyTuple_Type,
+                          &o[3], &o[4], &o[5], &o[6], &o[7], &np_data, &np_flags, &PyDict_Type,
+                          &o[8], &o[9], &PyDict_Type, &o[10], &PyDict_Type, &o[11],
+                          &PyDict_Type, &o[12], &o[13], &o[14], &PyTuple_Type, &o[15])) {
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_Size(o[3]);
+    if (n > MAX_ARGS || PyTuple_Size(o[4]) != n || PyBytes_Size(o[6]) != n ||
+        PyTuple_Size(o[15]) != 4) {
+        PyErr_SetString(PyExc_ValueError, "Dispatcher: inconsistent parameter tables");
+        return -1;
+    }
+    int i = 0;
+#define SET(field)                                                                           \
+    {                                                                                        \
+        PyObject *old = d->field;                                                            \
+        Py_INCREF(o[i]);                                                                     \
+        d->field = o[i++];                                                                   \
+        Py_XDECREF(old);                                                                     \
+    }
+    DISPATCHER_FIELDS(SET)
+#undef SET
+    d->np_data = np_data;
+    d->np_flags = np_flags;
+    d->n = n;
+    return 0;
+}
+
+static int dispatcher_traverse(PyObject *self_obj, visitproc visit, void *arg) {
+    Dispatcher *d = (Dispatcher *)self_obj;
+#define VISIT(field) Py_VISIT(d->field);
+    DISPATCHER_FIELDS(VISIT)
+#undef VISIT
+    return 0;
+}
+
+static int dispatcher_clear(PyObject *self_obj) {
+    Dispatcher *d = (Dispatcher *)self_obj;
+#define CLEAR(field) Py_CLEAR(d->field);
+    DISPATCHER_FIELDS(CLEAR)
+#undef CLEAR
+    return 0;
+}
+
+static void gc_dealloc(PyObject *self, inquiry clear) {
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    clear(self);
+    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_fn(self);
+    Py_DECREF(type);
+}
+
+static void dispatcher_dealloc(PyObject *self) { gc_dealloc(self, dispatcher_clear); }
+
+/* ------------------------------------------------------------------------- describing */
+
+/* (key, value) of an array with data pointer p: the aligned key when p is 16-byte aligned. */
+static int pointer_part(PyObject *pair, uintptr_t p, PyObject **key, PyObject **value) {
+    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
+        return -1;
+    }
+    *value = PyLong_FromVoidPtr((void *)p);
+    if (*value == NULL) {
+        return -1;
+    }
+    *key = PyTuple_GetItem(pair, (p & 15) == 0);
+    Py_INCREF(*key);
+    return 0;
+}
+
+static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
+                          PyObject **value) {
+    if (d->np_data <= 0 || (kind == 'w' && d->np_flags <= 0)) {
+        return -1;
+    }
+    if (kind == 'w' && !(*(int *)((char *)a + d->np_flags) & NUMPY_WRITEABLE)) {
+        return -1; /* the Python path refuses a read-only output array */
+    }
+    uintptr_t p = *(uintptr_t *)((char *)a + d->np_data);
+    PyObject *dtype = PyObject_GetAttr(a, s_dtype);
+    PyObject *pair = dtype ? PyDict_GetItemWithError(d->np_keys, dtype) : NULL;
+    Py_XDECREF(dtype);
+    return pointer_part(pair, p, key, value);
+}
+
+static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
+    PyObject *ptr = PyObject_CallMethodObjArgs(a, s_data_ptr, NULL);
+    if (ptr == NULL) {
+        return -1;
+    }
+    uintptr_t p = (uintptr_t)PyLong_AsVoidPtr(ptr);
+    Py_DECREF(ptr);
+    PyObject *is_cuda = PyObject_GetAttr(a, s_is_cuda);
+    PyObject *dtype = PyObject_GetAttr(a, s_dtype);
+    PyObject *pair = NULL;
+    if (is_cuda != NULL && dtype != NULL && !PyErr_Occurred()) {
+        pair = PyDict_GetItemWithError(is_cuda == Py_True ? d->pt_cuda : d->pt_host, dtype);
+    }
+    Py_XDECREF(is_cuda);
+    Py_XDECREF(dtype);
+    return pointer_part(pair, p, key, value);
+}
+
+/* A describer's (key, value) result unpacked into new references. */
+static int unpack_pair(PyObject *result, PyObject **key, PyObject **value) {
+    if (result == NULL || !PyTuple_Check(result) || PyTuple_Size(result) != 2) {
+        Py_XDECREF(result);
+        return -1;
+    }
+    *key = PyTuple_GetItem(result, 0);
+    *value = PyTuple_GetItem(result, 1);
+    Py_INCREF(*key);
+    Py_INCREF(*value);
+    Py_DECREF(result);
+    return 0;
+}
+
+/* The key part and launch value of argument a, as the generated Python code computes them;
+ * -1 (an exception may be set) sends the launch to the Python path. */
+static int describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject **value) {
+    if (kind == 'c') {
+        *key = PyLong_CheckExact(a) ? (Py_INCREF(a), a)
+                                    : PyObject_CallFunctionObjArgs(d->constexpr_key, a, NULL);
+        if (*key == NULL) {
+            return -1;
+        }
+        *value = a;
+        Py_INCREF(a);
+        return 0;
+    }
+    if (kind == 'u') {
+        return unpack_pair(PyObject_CallFunctionObjArgs(d->unspecialized, a, NULL), key, value);
+    }
+    PyObject *type = (PyObject *)Py_TYPE(a);
+    if (type == d->np_type) {
+        return describe_numpy(d, a, kind, key, value);
+    }
+    if (type == d->pt_type) {
+        return describe_torch(d, a, key, value);
+    }
+    if (PyLong_CheckExact(a)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
+        if (!overflow && v >= INT32_MIN && v <= INT32_MAX) {
+            *key = PyTuple_GetItem(d->int_keys, v == 1 ? 0 : ((v & 15) ? 1 : 2));
+            Py_INCREF(*key);
+            *value = a;
+            Py_INCREF(a);
+            return 0;
+        }
+    } else if (PyFloat_CheckExact(a)) {
+        *key = PyTuple_GetItem(d->int_keys, 3);
+        Py_INCREF(*key);
+        *value = a;
+        Py_INCREF(a);
+        return 0;
+    }
+    PyObject *fn = PyDict_GetItemWithError(d->describers, type);
+    if (fn == NULL) {
+        return -1;
+    }
+    return unpack_pair(PyObject_CallFunctionObjArgs(fn, a, NULL), key, value);
+}
+
+/* ------------------------------------------------------------------------- dispatching */
+
+static PyObject *slow_path(Dispatcher *d, PyObject *grid, PyObject *args, PyObject *kwargs) {
+    Py_ssize_t n = PyTuple_Size(args);
+    PyObject *full = PyTuple_New(n + 1);
+    if (full == NULL) {
+        return NULL;
+    }
+    Py_INCREF(grid);
+    PyTuple_SetItem(full, 0, grid);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GetItem(args, i);
+        Py_INCREF(item);
+        PyTuple_SetItem(full, i + 1, item);
+    }
+    PyObject *result = PyObject_Call(d->slow, full, kwargs);
+    Py_DECREF(full);
+    return result;
+}
+
+static Py_ssize_t param_index(Dispatcher *d, PyObject *name) {
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        if (PyTuple_GetItem(d->names, i) == name) {
+            return i;
+        }
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        if (PyUnicode_Compare(PyTuple_GetItem(d->names, i), name) == 0) {
+            return i;
+        }
+    }
+    PyErr_Clear();
+    return -1;
+}
+
+/* The arguments in parameter order (borrowed), defaults filled in; 0 when Python must bind. */
+static int bind_arguments(Dispatcher *d, PyObject *args, PyObject *kwargs, PyObject **bound) {
+    Py_ssize_t nargs = PyTuple_Size(args);
+    if (nargs > d->n) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        bound[i] = i < nargs ? PyTuple_GetItem(args, i) : NULL;
+    }
+    if (kwargs != NULL) {
+        Py_ssize_t pos = 0;
+        PyObject *name, *value;
+        while (PyDict_Next(kwargs, &pos, &name, &value)) {
+            Py_ssize_t i = param_index(d, name);
+            if (i < 0 || bound[i] != NULL) {
+                return 0; /* a launch option (num_warps=...) or a duplicate */
+            }
+            bound[i] = value;
+        }
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        if (bound[i] == NULL) {
+            bound[i] = PyTuple_GetItem(d->defaults, i);
+            if (bound[i] == d->missing) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The grid to launch: a tuple as given, or a callable's result for the arguments by name. */
+static PyObject *evaluate_grid(Dispatcher *d, PyObject *grid, PyObject *const *bound) {
+    if (PyTuple_CheckExact(grid) || !PyCallable_Check(grid)) {
+        Py_INCREF(grid); /* a list or an int: the kernel's launch function normalizes it */
+        return grid;
+    }
+    PyObject *meta = PyDict_New();
+    if (meta == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        if (PyDict_SetItem(meta, PyTuple_GetItem(d->names, i), bound[i]) < 0) {
+            Py_DECREF(meta);
+            return NULL;
+        }
+    }
+    PyObject *result = PyObject_CallFunctionObjArgs(grid, meta, NULL);
+    Py_DECREF(meta);
+    return result;
+}
+
+static PyObject *launch_kernel(PyObject *kernel, PyObject *grid, PyObject *const *values,
+                               Py_ssize_t n) {
+    PyObject *plan = PyObject_GetAttr(kernel, s_plan);
+    tl_assert_info info;
+    int rc = TL_PLAN_DELEGATE;
+    if (plan == NULL) {
+        PyErr_Clear();
+    } else if (Py_TYPE(plan) == tl_plan_type) {
+        rc = tl_plan_run(plan, grid, values, n, &info);
+    }
+    Py_XDECREF(plan);
+    if (rc == TL_PLAN_ERROR) {
+        return NULL;
+    }
+    if (rc == TL_PLAN_ASSERT) {
+        PyObject *exc = PyObject_CallMethod(kernel, "assert_error", "LL(III)", info.index,
+                                            info.pid, info.grid[0], info.grid[1], info.grid[2]);
+        if (exc != NULL) {
+            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+            Py_DECREF(exc);
+        }
+        return NULL;
+    }
+    if (rc == TL_PLAN_DELEGATE) {
+        PyObject *full = PyTuple_New(n + 1);
+        if (full == NULL) {
+            return NULL;
+        }
+        Py_INCREF(grid);
+        PyTuple_SetItem(full, 0, grid);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_INCREF(values[i]);
+            PyTuple_SetItem(full, i + 1, values[i]);
+        }
+        PyObject *launch = PyObject_GetAttr(kernel, s_launch);
+        PyObject *result = launch ? PyObject_Call(launch, full, NULL) : NULL;
+        Py_XDECREF(launch);
+        Py_DECREF(full);
+        if (result == NULL) {
+            return NULL;
+        }
+        Py_DECREF(result);
+    }
+    Py_INCREF(kernel);
+    return kernel;
+}
+
+/* The configuration in force is the one the JIT's table belongs to. */
+static int config_current(Dispatcher *d) {
+    PyObject *active = PyObject_GetAttr(d->config, s_active);
+    PyObject *cfg = PyObject_GetAttr(d->jit, s_cfg);
+    int same = active != NULL && active == cfg;
+    Py_XDECREF(active);
+    Py_XDECREF(cfg);
+    PyErr_Clear();
+    return same;
+}
+
+/* The compiled kernel for these keys (new reference), or NULL without an exception. */
+static PyObject *lookup(Dispatcher *d, PyObject *keys) {
+    PyObject *table = PyObject_GetAttr(d->jit, s_kernels);
+    PyObject *kernel = table && PyDict_Check(table) ? PyDict_GetItemWithError(table, keys) : NULL;
+    Py_XINCREF(kernel);
+    Py_XDECREF(table);
+    PyErr_Clear();
+    return kernel;
+}
+
+static PyObject *dispatch(Dispatcher *d, PyObject *grid, PyObject *args, PyObject *kwargs) {
+    PyObject *bound[MAX_ARGS], *values[MAX_ARGS];
+    const char *kinds = PyBytes_AsString(d->kinds);
+    if (!bind_arguments(d, args, kwargs, bound) || !config_current(d)) {
+        return slow_path(d, grid, args, kwargs);
+    }
+    PyObject *keys = PyTuple_New(d->n);
+    if (keys == NULL) {
+        return NULL;
+    }
+    Py_ssize_t done = 0;
+    for (; done < d->n; done++) {
+        PyObject *key;
+        if (describe(d, bound[done], kinds[done], &key, &values[done]) < 0) {
+            break;
+        }
+        PyTuple_SetItem(keys, done, key);
+    }
+    PyObject *kernel = NULL, *result = NULL;
+    if (done == d->n) {
+        kernel = lookup(d, keys);
+    }
+    Py_DECREF(keys);
+    if (kernel != NULL) {
+        PyObject *g = evaluate_grid(d, grid, bound);
+        result = g ? launch_kernel(kernel, g, values, d->n) : NULL;
+        Py_XDECREF(g);
+        Py_DECREF(kernel);
+    }
+    for (Py_ssize_t i = 0; i < done; i++) {
+        Py_DECREF(values[i]);
+    }
+    if (kernel == NULL) {
+        PyErr_Clear();
+        return slow_path(d, grid, args, kwargs);
+    }
+    return result;
+}
+
+/* ------------------------------------------------------------------------- Bound */
+
+static PyObject *dispatcher_bind(PyObject *self, PyObject *grid) {
+    Bound *b = (Bound *)PyType_GenericAlloc(bound_type, 0);
+    if (b == NULL) {
+        return NULL;
+    }
+    Py_INCREF(self);
+    b->dispatcher = (Dispatcher *)self;
+    Py_INCREF(grid);
+    b->grid = grid;
+    return (PyObject *)b;
+}
+
+static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    Bound *b = (Bound *)self;
+    return dispatch(b->dispatcher, b->grid, args, kwargs);
+}
+
+static int bound_traverse(PyObject *self, visitproc visit, void *arg) {
+    Bound *b = (Bound *)self;
+    Py_VISIT(b->dispatcher);
+    Py_VISIT(b->grid);
+    return 0;
+}
+
+static int bound_clear(PyObject *self) {
+    Bound *b = (Bound *)self;
+    Py_CLEAR(b->dispatcher);
+    Py_CLEAR(b->grid);
+    return 0;
+}
+
+static void bound_dealloc(PyObject *self) { gc_dealloc(self, bound_clear); }
+
+static PyMethodDef dispatcher_methods[] = {
+    {"bind", dispatcher_bind, METH_O, "The launcher of one grid: bind(grid)(*args, **meta)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot dispatcher_slots[] = {
+    {Py_tp_init, (void *)dispatcher_init},
+    {Py_tp_dealloc, (void *)dispatcher_dealloc},
+    {Py_tp_traverse, (void *)dispatcher_traverse},
+    {Py_tp_clear, (void *)dispatcher_clear},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {Py_tp_methods, (void *)dispatcher_methods},
+    {Py_tp_doc, (void *)"The warm launch path of one @jit function."},
+    {0, NULL},
+};
+
+static PyType_Slot bound_slots[] = {
+    {Py_tp_call, (void *)bound_call},
+    {Py_tp_dealloc, (void *)bound_dealloc},
+    {Py_tp_traverse, (void *)bound_traverse},
+    {Py_tp_clear, (void *)bound_clear},
+    {Py_tp_doc, (void *)"kernel[grid]: call it with the kernel's arguments to launch."},
+    {0, NULL},
+};
+
+static PyType_Spec dispatcher_spec = {
+    "tilec._launcher.Dispatcher", sizeof(Dispatcher), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, dispatcher_slots,
+};
+
+static PyType_Spec bound_spec = {
+    "tilec._launcher.Bound", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    bound_slots,
+};
+
+static int intern_names(void) {
+    struct { PyObject **slot; const char *text; } names[] = {
+        {&s_kernels, "_kernels"}, {&s_cfg, "_cfg"}, {&s_active, "_active"},
+        {&s_data_ptr, "data_ptr"}, {&s_dtype, "dtype"}, {&s_is_cuda, "is_cuda"},
+        {&s_plan, "_plan"}, {&s_launch, "launch"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (*names[i].slot == NULL &&
+            (*names[i].slot = PyUnicode_InternFromString(names[i].text)) == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int tl_dispatch_add_types(PyObject *module) {
+    if (intern_names() < 0) {
+        return -1;
+    }
+    dispatcher_type = (PyTypeObject *)PyType_FromSpec(&dispatcher_spec);
+    bound_type = (PyTypeObject *)PyType_FromSpec(&bound_spec);
+    if (dispatcher_type == NULL || bound_type == NULL) {
+        return -1;
+    }
+    Py_INCREF(dispatcher_type);
+    if (PyModule_AddObject(module, "Dispatcher", (PyObject *)dispatcher_type) < 0) {
+        Py_DECREF(dispatcher_type);
+        return -1;
+    }
+    return 0;
+}

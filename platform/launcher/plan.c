@@ -1,0 +1,242 @@
+/* Plan: how one compiled kernel launches without returning to Python.
+ *
+ * A plan holds what the kernel's Python launch function keeps in closure variables (the CUDA
+ * function or CPU entry, block, shared memory, argument type codes, which parameters are
+ * passed at run time, where the stream comes from), so the dispatcher launches a warm kernel
+ * in C. Anything unusual (a grid that is not a tuple of ints, a value that does not pack, torch
+ * on another device) is handed back to the Python launch function, which explains it.
+ */
+#include <math.h>
+
+#include "pyglue.h"
+
+typedef struct {
+    PyObject_HEAD
+    int cpu;                 /* 1: a CPU entry run over the grid; 0: a CUDA function */
+    void *function;
+    uint32_t block[3];
+    uint32_t shared;
+    int threads;
+    Py_ssize_t npick;        /* runtime parameters */
+    Py_ssize_t pick[MAX_ARGS];
+    char codes[MAX_ARGS];
+    PyObject *get_device;    /* torch._C._cuda_getDevice, or NULL */
+    PyObject *get_stream;    /* torch._C._cuda_getCurrentRawStream, or NULL */
+    PyObject *device;        /* the device the module was loaded on (int), or NULL */
+    PyObject *stream_fn;     /* otherwise: a callable returning the stream, or NULL (CPU) */
+} Plan;
+
+PyTypeObject *tl_plan_type;
+
+static PyObject *none_to_null(PyObject *obj) { return obj == Py_None ? NULL : obj; }
+
+/* Plan(cpu, function, block, shared, threads, codes, pick, get_device, get_stream, device,
+ *      stream_fn) */
+static int plan_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
+    Plan *self = (Plan *)self_obj;
+    int cpu, threads;
+    unsigned long long function;
+    unsigned int shared;
+    PyObject *codes, *pick, *get_device, *get_stream, *device, *stream_fn;
+    (void)kwargs;
+    if (!PyArg_ParseTuple(args, "pK(III)IiSOOOOO", &cpu, &function, &self->block[0],
+                          &self->block[1], &self->block[2], &shared, &threads, &codes, &pick,
+                          &get_device, &get_stream, &device, &stream_fn)) {
+        return -1;
+    }
+    Py_ssize_t n = PyBytes_Size(codes);
+    if (!PyTuple_Check(pick) || PyTuple_Size(pick) != n || n > MAX_ARGS || threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "Plan: one pick index per type code, threads >= 1");
+        return -1;
+    }
+    const char *chars = PyBytes_AsString(codes);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GetItem(pick, i));
+        if (index < 0 || tl_code_is_float(chars[i]) < 0) {
+            PyErr_SetString(PyExc_ValueError, "Plan: bad pick index or type code");
+            return -1;
+        }
+        self->pick[i] = index;
+        self->codes[i] = chars[i];
+    }
+    self->cpu = cpu;
+    self->function = (void *)(uintptr_t)function;
+    self->shared = shared;
+    self->threads = threads > TL_MAX_THREADS ? TL_MAX_THREADS : threads;
+    self->npick = n;
+    PyObject *refs[4] = {get_device, get_stream, device, stream_fn};
+    PyObject **slots[4] = {&self->get_device, &self->get_stream, &self->device,
+                           &self->stream_fn};
+    for (int i = 0; i < 4; i++) {
+        PyObject *old = *slots[i];
+        *slots[i] = none_to_null(refs[i]);
+        Py_XINCREF(*slots[i]);
+        Py_XDECREF(old);
+    }
+    return 0;
+}
+
+static void plan_dealloc(PyObject *self_obj) {
+    Plan *self = (Plan *)self_obj;
+    PyTypeObject *type = Py_TYPE(self_obj);
+    Py_XDECREF(self->get_device);
+    Py_XDECREF(self->get_stream);
+    Py_XDECREF(self->device);
+    Py_XDECREF(self->stream_fn);
+    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_fn(self_obj);
+    Py_DECREF(type);
+}
+
+/* Packs one value; 0 when it does not pack, or when a finite float rounds to infinity in a
+ * narrower parameter type (the Python path refuses that, naming the argument). */
+static int pack(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) {
+    if (tl_py_pack_one(code, obj, index, slot) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (code != TL_CODE_F32 && code != TL_CODE_F16 && code != TL_CODE_BF16) {
+        return 1;
+    }
+    uint64_t inf = code == TL_CODE_F32 ? 0x7f800000u : code == TL_CODE_F16 ? 0x7c00u : 0x7f80u;
+    uint64_t magnitude = *slot & (code == TL_CODE_F32 ? 0x7fffffffu : 0x7fffu);
+    return magnitude != inf || isinf(PyFloat_AsDouble(obj));
+}
+
+/* A grid tuple of 1 to 3 ints in 0..2**31-1 as three dims; 0 when it is anything else. */
+static int read_grid(PyObject *grid, uint32_t dims[3]) {
+    if (!PyTuple_CheckExact(grid)) {
+        return 0;
+    }
+    Py_ssize_t n = PyTuple_Size(grid);
+    if (n < 1 || n > 3) {
+        return 0;
+    }
+    dims[1] = dims[2] = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GetItem(grid, i);
+        int overflow = 0;
+        long long v = PyLong_CheckExact(item) ? PyLong_AsLongLongAndOverflow(item, &overflow) : -1;
+        if (overflow || v < 0 || v > INT32_MAX) {
+            PyErr_Clear();
+            return 0;
+        }
+        dims[i] = (uint32_t)v;
+    }
+    return 1;
+}
+
+/* The stream to launch on: torch's current one on the plan's device (delegating when torch's
+ * current device is another, which the Python path reports), or the stream function's. */
+static int current_stream(Plan *p, void **stream) {
+    PyObject *s;
+    if (p->get_device != NULL) {
+        PyObject *current = PyObject_CallNoArgs(p->get_device);
+        if (current == NULL) {
+            return TL_PLAN_ERROR;
+        }
+        int same = PyObject_RichCompareBool(current, p->device, Py_EQ);
+        if (same != 1) {
+            Py_DECREF(current);
+            return same < 0 ? TL_PLAN_ERROR : TL_PLAN_DELEGATE;
+        }
+        s = PyObject_CallFunctionObjArgs(p->get_stream, current, NULL);
+        Py_DECREF(current);
+    } else {
+        s = PyObject_CallNoArgs(p->stream_fn);
+    }
+    if (s == NULL) {
+        return TL_PLAN_ERROR;
+    }
+    *stream = PyLong_AsVoidPtr(s);
+    Py_DECREF(s);
+    return PyErr_Occurred() ? TL_PLAN_ERROR : TL_PLAN_DONE;
+}
+
+static int run_cpu(Plan *p, const uint64_t *slots, const uint32_t dims[3],
+                   tl_assert_info *info) {
+    int64_t status[4] = {0, 0, 0, 0};
+    tl_fault fault;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tl_run_grid((tl_entry_fn)p->function, slots, (int32_t)dims[0], (int32_t)dims[1],
+                     (int32_t)dims[2], p->threads, status, &fault);
+    Py_END_ALLOW_THREADS
+    if (rc == TL_ERR_FAULT) {
+        tl_py_fault_error(&fault, dims);
+        return TL_PLAN_ERROR;
+    }
+    if (rc != TL_OK) {
+        tl_py_launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
+        return TL_PLAN_ERROR;
+    }
+    if (status[0] != 0) {
+        info->index = status[0] - 1;
+        info->pid = status[1];
+        return TL_PLAN_ASSERT;
+    }
+    return TL_PLAN_DONE;
+}
+
+int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssize_t nvalues,
+                tl_assert_info *info) {
+    Plan *p = (Plan *)plan;
+    uint64_t slots[MAX_ARGS];
+    void *params[MAX_ARGS];
+    uint32_t *dims = info->grid;
+    if (!read_grid(grid, dims)) {
+        return TL_PLAN_DELEGATE;
+    }
+    for (Py_ssize_t i = 0; i < p->npick; i++) {
+        if (p->pick[i] >= nvalues || !pack(p->codes[i], values[p->pick[i]], i, &slots[i])) {
+            return TL_PLAN_DELEGATE; /* the Python launch function names the argument */
+        }
+        params[i] = &slots[i];
+    }
+    if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {
+        return TL_PLAN_DONE;
+    }
+    if (p->cpu) {
+        return run_cpu(p, slots, dims, info);
+    }
+    if (!tl_cuda_is_loaded()) {
+        return TL_PLAN_DELEGATE;
+    }
+    void *stream = NULL;
+    int rc = current_stream(p, &stream);
+    if (rc != TL_PLAN_DONE) {
+        return rc;
+    }
+    /* The GIL stays held, as in torch's launches: cuLaunchKernel only queues the kernel. */
+    rc = tl_cuda_launch(p->function, dims, p->block, p->shared, stream, params);
+    if (rc != 0) {
+        tl_py_cuda_failure(rc);
+        return TL_PLAN_ERROR;
+    }
+    return TL_PLAN_DONE;
+}
+
+static PyType_Slot plan_slots[] = {
+    {Py_tp_init, (void *)plan_init},
+    {Py_tp_dealloc, (void *)plan_dealloc},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {Py_tp_doc, (void *)"How one compiled kernel launches natively (used by Dispatcher)."},
+    {0, NULL},
+};
+
+static PyType_Spec plan_spec = {
+    "tilec._launcher.Plan", sizeof(Plan), 0, Py_TPFLAGS_DEFAULT, plan_slots,
+};
+
+int tl_plan_add_type(PyObject *module) {
+    tl_plan_type = (PyTypeObject *)PyType_FromSpec(&plan_spec);
+    if (tl_plan_type == NULL) {
+        return -1;
+    }
+    Py_INCREF(tl_plan_type);
+    if (PyModule_AddObject(module, "Plan", (PyObject *)tl_plan_type) < 0) {
+        Py_DECREF(tl_plan_type);
+        return -1;
+    }
+    return 0;
+}

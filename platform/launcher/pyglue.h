@@ -1,0 +1,35 @@
+/* What the binding's files share: errors raised as tilec.errors.LaunchError, argument packing
+ * from Python objects, and the native dispatch types (dispatch.c, plan.c).
+ */
+#ifndef TILEC_PYGLUE_H
+#define TILEC_PYGLUE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "tilec_launcher.h"
+
+/* Kernel parameters one launch accepts: 4 KiB of slots, CUDA's classic parameter limit. */
+#define MAX_ARGS 512
+
+PyObject *tl_py_launch_error(int code, const char *format, ...);
+int tl_py_pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot);
+PyObject *tl_py_fault_error(const tl_fault *f, const uint32_t grid[3]);
+PyObject *tl_py_cuda_failure(int rc);
+
+/* plan.c: how one compiled kernel launches without Python. */
+enum { TL_PLAN_ERROR = -1, TL_PLAN_DONE = 0, TL_PLAN_DELEGATE = 1, TL_PLAN_ASSERT = 2 };
+typedef struct {
+    int64_t index; /* the failed device_assert's index in the kernel's metadata */
+    int64_t pid;   /* the linear program id that failed it */
+    uint32_t grid[3];
+} tl_assert_info;
+extern PyTypeObject *tl_plan_type;
+int tl_plan_add_type(PyObject *module);
+int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssize_t nvalues,
+                tl_assert_info *info);
+
+/* dispatch.c: the warm launch path of a @jit function. */
+int tl_dispatch_add_types(PyObject *module);
+
+#endif
