@@ -51,6 +51,8 @@ class Lowering:
         self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
         self.vector_registers = vector_registers
         self.in_combine = False  # lowering a reduce/scan combine region
+        # dots lowered by a surrounding construct instead of their rule (rules/dot_loop.py)
+        self.dot_hooks: dict[Op, Callable[[Op], None]] = {}
         self._stack_bytes = 0
         self._heap: ir.Value | None = None
         self._heap_total: ir.GlobalVariable | None = None

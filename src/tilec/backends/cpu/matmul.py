@@ -8,6 +8,10 @@ innermost loop LLVM vectorizes. Rank-3 operands loop over the batch first.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 from llvmlite import ir
 
 from ..llvm import types as T
@@ -65,56 +69,96 @@ def matmul(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:
         _simple(lw, a, bm, c)
 
 
-def micro_kernel(lw: Lowering, a: Operand, bm: Operand, c: BufferTile) -> None:
-    """``c += a @ bm`` for fp32 with ``c`` in registers block by block; ``bm`` has unit
-    ``step`` (its rows are loaded as vectors), ``a`` any (its elements are broadcast)."""
-    b = lw.b
-    m, n, k_dim = c.shape[0], c.shape[1], a.shape[1]
-    vl = min(lw.vector_width, n)
+@dataclass(frozen=True)
+class Blocking:
+    """The register block of the fp32 kernel: ``mr`` rows x ``nv`` vectors of ``vl`` lanes."""
+
+    mr: int
+    nv: int
+    vl: int
+
+    @property
+    def width(self) -> int:
+        return self.nv * self.vl
+
+
+def blocking(lw: Lowering, m: int, n: int) -> Blocking:
     # 16 accumulators (4 rows x 4 vectors) measured best with 32 registers (AVX-512, znver4);
     # with 16 registers, 4 x 2 leaves room for the B vectors and the broadcast
+    vl = min(lw.vector_width, n)
     mr = next(r for r in (4, 2, 1) if m % r == 0)
     widest = 4 if lw.vector_registers >= 32 else 2
     nv = next(v for v in (widest, 2, 1) if v <= widest and n % (v * vl) == 0)
-    vec = ir.VectorType(T.f32, vl)
-    accs = [[lw.slot(vec) for _ in range(nv)] for _ in range(mr)]
-    zero = ir.Constant(T.i64, 0)
-    a_step = ir.Constant(T.i64, a.step)
+    return Blocking(mr, nv, vl)
 
-    def c_ptr(row: ir.Value, col: ir.Value) -> ir.Value:
-        lin = b.add(b.mul(row, ir.Constant(T.i64, n)), col)
+
+class Block:
+    """One register block of C: its accumulators (stack slots that mem2reg keeps in vector
+    registers) at rows ``rows`` and columns ``cols`` (i64 indices, one per row / vector)."""
+
+    def __init__(self, lw: Lowering, bk: Blocking, rows: list[ir.Value], cols: list[ir.Value]):
+        self.bk, self.rows, self.cols = bk, rows, cols
+        self.vec = ir.VectorType(T.f32, bk.vl)
+        self.accs = [[lw.slot(self.vec) for _ in range(bk.nv)] for _ in range(bk.mr)]
+
+    def _c_ptr(self, b: ir.IRBuilder, c: BufferTile, r: int, v: int) -> ir.Value:
+        lin = b.add(b.mul(self.rows[r], ir.Constant(T.i64, c.shape[1])), self.cols[v])
         return b.gep(c.addr, [lin], source_etype=T.f32)
 
-    with counted_loop(b, zero, ir.Constant(T.i64, m // mr), "mi") as ib:
-        i0 = b.mul(ib, ir.Constant(T.i64, mr))
-        rows = [b.add(i0, ir.Constant(T.i64, r)) for r in range(mr)]
-        a_rows = [a.row(b, r) for r in rows]
-        with counted_loop(b, zero, ir.Constant(T.i64, n // (nv * vl)), "nj") as jb:
-            j0 = b.mul(jb, ir.Constant(T.i64, nv * vl))
-            cols = [b.add(j0, ir.Constant(T.i64, v * vl)) for v in range(nv)]
-            for r in range(mr):
-                for v in range(nv):
-                    b.store(b.load(c_ptr(rows[r], cols[v]), typ=vec, align=4), accs[r][v])
-            with counted_loop(b, zero, ir.Constant(T.i64, k_dim), "mk") as k:
-                b_row = bm.row(b, k)
-                bv = [
-                    b.load(b.gep(b_row, [cols[v]], source_etype=T.f32), typ=vec, align=4)
-                    for v in range(nv)
-                ]
-                a_col = b.mul(k, a_step) if a.step != 1 else k
-                for r in range(mr):
-                    av = b.load(b.gep(a_rows[r], [a_col], source_etype=T.f32), typ=T.f32)
-                    splat = b.shuffle_vector(
-                        b.insert_element(ir.Constant(vec, None), av, ir.Constant(T.i32, 0)),
-                        ir.Constant(vec, None),
-                        ir.Constant(ir.VectorType(T.i32, vl), [0] * vl),
-                    )
-                    for v in range(nv):
-                        cur = b.load(accs[r][v], typ=vec)
-                        b.store(call_same(b, "fmuladd", splat, bv[v], cur), accs[r][v])
-            for r in range(mr):
-                for v in range(nv):
-                    b.store(b.load(accs[r][v], typ=vec), c_ptr(rows[r], cols[v]), align=4)
+    def load(self, b: ir.IRBuilder, c: BufferTile) -> None:
+        for r, row in enumerate(self.accs):
+            for v, acc in enumerate(row):
+                b.store(b.load(self._c_ptr(b, c, r, v), typ=self.vec, align=4), acc)
+
+    def store(self, b: ir.IRBuilder, c: BufferTile) -> None:
+        for r, row in enumerate(self.accs):
+            for v, acc in enumerate(row):
+                b.store(b.load(acc, typ=self.vec), self._c_ptr(b, c, r, v), align=4)
+
+    def multiply(self, b: ir.IRBuilder, a_rows: list[ir.Value], a_step: int, bm: Operand) -> None:
+        """accs += A[rows, :] @ B[:, cols]: ``a_rows`` point at each row's first element
+        (``a_step`` elements apart along it); ``bm`` has unit step (rows load as vectors)."""
+        vec, vl = self.vec, self.bk.vl
+        k_dim = bm.shape[0]
+        splat_mask = ir.Constant(ir.VectorType(T.i32, vl), [0] * vl)
+        with counted_loop(b, ir.Constant(T.i64, 0), ir.Constant(T.i64, k_dim), "mk") as k:
+            b_row = bm.row(b, k)
+            bv = [
+                b.load(b.gep(b_row, [c], source_etype=T.f32), typ=vec, align=4) for c in self.cols
+            ]
+            a_col = b.mul(k, ir.Constant(T.i64, a_step)) if a_step != 1 else k
+            for r, row in enumerate(self.accs):
+                av = b.load(b.gep(a_rows[r], [a_col], source_etype=T.f32), typ=T.f32)
+                one = b.insert_element(ir.Constant(vec, None), av, ir.Constant(T.i32, 0))
+                splat = b.shuffle_vector(one, ir.Constant(vec, None), splat_mask)
+                for v, acc in enumerate(row):
+                    cur = b.load(acc, typ=vec)
+                    b.store(call_same(b, "fmuladd", splat, bv[v], cur), acc)
+
+
+@contextlib.contextmanager
+def each_block(lw: Lowering, bk: Blocking, m: int, n: int) -> Iterator[Block]:
+    """Loops over the register blocks of an m x n accumulator; the body runs once per block."""
+    b = lw.b
+    zero = ir.Constant(T.i64, 0)
+    with counted_loop(b, zero, ir.Constant(T.i64, m // bk.mr), "mi") as ib:
+        i0 = b.mul(ib, ir.Constant(T.i64, bk.mr))
+        rows = [b.add(i0, ir.Constant(T.i64, r)) for r in range(bk.mr)]
+        with counted_loop(b, zero, ir.Constant(T.i64, n // bk.width), "nj") as jb:
+            j0 = b.mul(jb, ir.Constant(T.i64, bk.width))
+            cols = [b.add(j0, ir.Constant(T.i64, v * bk.vl)) for v in range(bk.nv)]
+            yield Block(lw, bk, rows, cols)
+
+
+def micro_kernel(lw: Lowering, a: Operand, bm: Operand, c: BufferTile) -> None:
+    """``c += a @ bm`` for fp32 with ``c`` in registers block by block; ``bm`` has unit
+    ``step`` (its rows are loaded as vectors), ``a`` any (its elements are broadcast)."""
+    m, n = c.shape
+    with each_block(lw, blocking(lw, m, n), m, n) as blk:
+        a_rows = [a.row(lw.b, r) for r in blk.rows]
+        blk.load(lw.b, c)
+        blk.multiply(lw.b, a_rows, a.step, bm)
+        blk.store(lw.b, c)
 
 
 def _simple(lw: Lowering, a: BufferTile, bm: BufferTile, c: BufferTile) -> None:

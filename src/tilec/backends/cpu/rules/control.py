@@ -18,6 +18,7 @@ from ....ir.types import Kind, PointerType, ScalarType, TileType, Type, shape_of
 from ...llvm import types as T
 from ..lower import Lowered, Lowering
 from ..tiles import BufferTile, MapTile, Tile, storage
+from . import dot_loop
 
 
 class Carried:
@@ -179,10 +180,21 @@ class SteppedCarry:
 
 def _for(lw: Lowering, op: O.ForOp) -> None:
     lw.enter_region_op(op)
+    plan = dot_loop.match(lw, op, lambda i: _stepped(op, i) is not None)
+    if plan is not None:
+        dot_loop.lower(lw, op, plan, emit_for)
+        return
+    _bind(lw, op.results, emit_for(lw, op, {})())
+
+
+def emit_for(lw: Lowering, op: O.ForOp, fixed: dict[int, Lowered]) -> Callable[[], list[Lowered]]:
+    """Emit the loop; iter args in ``fixed`` are bound to the given values and not carried.
+    Returns a function that reads the carried values at the current position (after the loop:
+    its results; the entries of ``fixed`` come back as given)."""
     lb, ub, step = (lw.scalar(v) for v in op.operands[:3])
     n = len(op.results)
-    steps = [_stepped(op, i) for i in range(n)]
-    plain = [i for i in range(n) if steps[i] is None]
+    steps = [None if i in fixed else _stepped(op, i) for i in range(n)]
+    plain = [i for i in range(n) if steps[i] is None and i not in fixed]
     stepped: dict[int, SteppedCarry] = {}
     for i in range(n):
         s_v = steps[i]
@@ -196,7 +208,10 @@ def _for(lw: Lowering, op: O.ForOp) -> None:
 
     def values() -> list[Lowered]:
         plain_vals = iter(carried.values())
-        return [stepped[i].value() if i in stepped else next(plain_vals) for i in range(n)]
+        return [
+            fixed[i] if i in fixed else stepped[i].value() if i in stepped else next(plain_vals)
+            for i in range(n)
+        ]
 
     iv_slot = lw.slot(lb.type)
     lw.b.store(lb, iv_slot)
@@ -217,7 +232,7 @@ def _for(lw: Lowering, op: O.ForOp) -> None:
         lw.b.store(lw.b.add(iv, step), iv_slot)
         lw.b.branch(head)
     lw.b.position_at_end(done)
-    _bind(lw, op.results, values())
+    return values
 
 
 def _loop_condition(
