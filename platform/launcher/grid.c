@@ -158,23 +158,47 @@ static int spin_until_int(volatile int *x, int goal, int64_t budget_ns) {
 
 /* ---- one grid run ------------------------------------------------------------------------ */
 
+/* One thread's share of a grid: a contiguous run of program ids, handed out in chunks from the
+ * front, first to the thread it belongs to, then to threads that have finished their own. A
+ * thread that streams through one contiguous range keeps the hardware prefetchers on one stream
+ * (measured: contiguous halves run a bandwidth-bound grid ~25% faster than chunks dealt out in
+ * turn from one counter). */
+typedef struct {
+    volatile int64_t next; /* first program id of the share not yet handed out */
+    int64_t end;
+    char pad[64 - 2 * sizeof(int64_t)]; /* one cache line each */
+} grid_share;
+
+/* Shares kept inside the job; more threads than this allocate theirs. */
+#define TL_INLINE_SHARES 64
+
 typedef struct {
     tl_entry_fn entry;
     const uint64_t *args;
     int32_t gx, gy, gz;
-    int64_t total;
     int64_t chunk;
-    volatile int64_t next; /* first program id not yet handed out */
+    int n_shares;
+    grid_share *shares;
+    volatile int32_t arrivals; /* the n-th thread to start working takes share n first */
     int64_t *status;
     volatile int32_t faulted; /* set once, by the first call that faulted */
     tl_fault fault;
+    grid_share inline_shares[TL_INLINE_SHARES];
 } grid_job;
 
-static int64_t claim(grid_job *job) {
+static int64_t claim(grid_share *share, int64_t chunk) {
 #ifdef _WIN32
-    return InterlockedExchangeAdd64((volatile LONG64 *)&job->next, job->chunk);
+    return InterlockedExchangeAdd64((volatile LONG64 *)&share->next, chunk);
 #else
-    return __atomic_fetch_add(&job->next, job->chunk, __ATOMIC_RELAXED);
+    return __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED);
+#endif
+}
+
+static int arrive(grid_job *job) {
+#ifdef _WIN32
+    return (int)InterlockedExchangeAdd((volatile LONG *)&job->arrivals, 1);
+#else
+    return __atomic_fetch_add(&job->arrivals, 1, __ATOMIC_RELAXED);
 #endif
 }
 
@@ -196,20 +220,29 @@ static int first_fault(grid_job *job) {
 #endif
 }
 
+/* Runs chunks of the thread's own share, then of the others' (stops early on a failed assert
+ * or a fault). */
 static void work(grid_job *job) {
-    for (;;) {
-        int64_t begin = claim(job);
-        if (begin >= job->total || assert_failed(job->status) || job->faulted) {
-            return;
-        }
-        int64_t end = begin + job->chunk < job->total ? begin + job->chunk : job->total;
-        tl_fault fault;
-        if (tl_guarded_call(job->entry, job->args, job->gx, job->gy, job->gz, begin, end,
-                            job->status, &fault)) {
-            if (first_fault(job)) {
-                job->fault = fault; /* read by the caller after every thread is done */
+    int home = arrive(job) % job->n_shares;
+    for (int s = 0; s < job->n_shares; s++) {
+        grid_share *share = &job->shares[(home + s) % job->n_shares];
+        for (;;) {
+            int64_t begin = claim(share, job->chunk);
+            if (begin >= share->end) {
+                break;
             }
-            return;
+            if (assert_failed(job->status) || job->faulted) {
+                return;
+            }
+            int64_t end = begin + job->chunk < share->end ? begin + job->chunk : share->end;
+            tl_fault fault;
+            if (tl_guarded_call(job->entry, job->args, job->gx, job->gy, job->gz, begin, end,
+                                job->status, &fault)) {
+                if (first_fault(job)) {
+                    job->fault = fault; /* read by the caller after every thread is done */
+                }
+                return;
+            }
         }
     }
 }
@@ -377,14 +410,26 @@ static int run_pooled(grid_job *job, int threads) {
     return 1;
 }
 
-/* Chunks small enough that each thread takes several (load balance), large enough that the
- * shared counter is touched rarely. */
+/* Chunks small enough that each share splits into several (load balance), large enough that
+ * the shares' counters are touched rarely. */
 static int64_t chunk_size(int64_t total, int threads) {
     int64_t chunk = total / ((int64_t)threads * 8);
     if (chunk < 1) {
         chunk = 1;
     }
     return chunk > 4096 ? 4096 : chunk;
+}
+
+/* Share i gets programs [total*i/n, total*(i+1)/n), without overflowing for any int64 total. */
+static void split(grid_job *job, int64_t total) {
+    int64_t n = job->n_shares, base = total / n, extra = total % n;
+    int64_t begin = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t size = base + (i < extra ? 1 : 0);
+        job->shares[i].next = begin;
+        job->shares[i].end = begin + size;
+        begin += size;
+    }
 }
 
 int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
@@ -407,10 +452,31 @@ int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy,
         return tl_guarded_call(entry, args, gx, gy, gz, 0, total, status, fault) ? TL_ERR_FAULT
                                                                                  : TL_OK;
     }
-    grid_job job = {entry, args, gx, gy, gz, total, chunk_size(total, threads), 0, status, 0,
-                    {0, 0, 0, 0}};
+    grid_job job;
+    job.entry = entry;
+    job.args = args;
+    job.gx = gx;
+    job.gy = gy;
+    job.gz = gz;
+    job.chunk = chunk_size(total, threads);
+    job.arrivals = 0;
+    job.status = status;
+    job.faulted = 0;
+    job.shares = job.inline_shares;
+    job.n_shares = threads <= TL_INLINE_SHARES ? threads : 1;
+    if (threads > TL_INLINE_SHARES) {
+        grid_share *many = (grid_share *)malloc(sizeof(grid_share) * (size_t)threads);
+        if (many != NULL) { /* else one shared range: still correct, just less local */
+            job.shares = many;
+            job.n_shares = threads;
+        }
+    }
+    split(&job, total);
     if (!run_pooled(&job, threads)) {
         run_spawned(&job, threads);
+    }
+    if (job.shares != job.inline_shares) {
+        free(job.shares);
     }
     if (job.faulted) {
         *fault = job.fault;
