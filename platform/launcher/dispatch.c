@@ -11,7 +11,11 @@
 
 typedef struct {
     PyObject_HEAD
-    PyObject *jit;        /* the JITFunction: ``_kernels`` (the current table) and ``_cfg`` */
+    PyObject *jit;        /* the JITFunction */
+    PyObject *table;      /* its kernel table and the configuration the table belongs to, at */
+    PyObject *cfg;        /* creation (a new configuration makes the JIT create a new one) */
+    PyObject *last_kernel; /* the kernel launched last and its plan */
+    PyObject *last_plan;
     PyObject *config;     /* tilec.config: ``_active``, the configuration in force */
     PyObject *slow;       /* the generated launch function: slow(grid, *args, **kwargs) */
     PyObject *names;      /* parameter names (tuple of str) */
@@ -38,11 +42,26 @@ typedef struct {
     PyObject *grid;
 } Bound;
 
-static PyTypeObject *dispatcher_type, *bound_type;
+/* KernelBase: the base class of JITFunction, whose ``kernel[grid]`` makes a Bound in C once
+ * the JIT has given it a dispatcher, and calls ``self._getitem_slow(grid)`` before. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *dispatcher; /* a Dispatcher, or NULL */
+} KernelBase;
+
+static PyTypeObject *dispatcher_type, *bound_type, *kernel_base_type;
 static PyObject *s_kernels, *s_cfg, *s_active, *s_data_ptr, *s_dtype, *s_is_cuda, *s_plan,
-    *s_launch;
+    *s_launch, *s_getitem_slow;
 
 #define NUMPY_WRITEABLE 0x0400
+
+/* Replaces a reference, releasing the old one last (Py_XSETREF is not in the limited API). */
+#define Py_XSETREF_COMPAT(field, value)                                                      \
+    do {                                                                                     \
+        PyObject *old_ = (PyObject *)(field);                                                \
+        (field) = (value);                                                                   \
+        Py_XDECREF(old_);                                                                    \
+    } while (0)
 
 #define DISPATCHER_FIELDS(X)                                                                 \
     X(jit) X(config) X(slow) X(names) X(defaults) X(missing) X(kinds) X(np_type) X(np_keys)  \
@@ -79,14 +98,32 @@ static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     d->np_data = np_data;
     d->np_flags = np_flags;
     d->n = n;
+    PyObject *table = PyObject_GetAttr(d->jit, s_kernels);
+    PyObject *cfg = table ? PyObject_GetAttr(d->jit, s_cfg) : NULL;
+    if (cfg == NULL || !PyDict_Check(table)) {
+        Py_XDECREF(table);
+        Py_XDECREF(cfg);
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "Dispatcher: the JIT's _kernels is not a dict");
+        }
+        return -1;
+    }
+    Py_XDECREF(d->table);
+    Py_XDECREF(d->cfg);
+    d->table = table;
+    d->cfg = cfg;
     return 0;
 }
+
+#define CACHED_FIELDS(X) X(table) X(cfg) X(last_kernel) X(last_plan)
 
 static int dispatcher_traverse(PyObject *self_obj, visitproc visit, void *arg) {
     Dispatcher *d = (Dispatcher *)self_obj;
 #define VISIT(field) Py_VISIT(d->field);
     DISPATCHER_FIELDS(VISIT)
+    CACHED_FIELDS(VISIT)
 #undef VISIT
+    Py_VISIT(Py_TYPE(self_obj));
     return 0;
 }
 
@@ -94,6 +131,7 @@ static int dispatcher_clear(PyObject *self_obj) {
     Dispatcher *d = (Dispatcher *)self_obj;
 #define CLEAR(field) Py_CLEAR(d->field);
     DISPATCHER_FIELDS(CLEAR)
+    CACHED_FIELDS(CLEAR)
 #undef CLEAR
     return 0;
 }
@@ -142,11 +180,11 @@ static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
 
 static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
     PyObject *ptr = PyObject_CallMethodObjArgs(a, s_data_ptr, NULL);
-    if (ptr == NULL) {
+    if (ptr == NULL || !PyLong_CheckExact(ptr)) {
+        Py_XDECREF(ptr);
         return -1;
     }
-    uintptr_t p = (uintptr_t)PyLong_AsVoidPtr(ptr);
-    Py_DECREF(ptr);
+    uintptr_t p = (uintptr_t)PyLong_AsUnsignedLongLongMask(ptr); /* torch's are >= 0 */
     PyObject *is_cuda = PyObject_GetAttr(a, s_is_cuda);
     PyObject *dtype = PyObject_GetAttr(a, s_dtype);
     PyObject *pair = NULL;
@@ -155,7 +193,14 @@ static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject *
     }
     Py_XDECREF(is_cuda);
     Py_XDECREF(dtype);
-    return pointer_part(pair, p, key, value);
+    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
+        Py_DECREF(ptr);
+        return -1;
+    }
+    *key = PyTuple_GetItem(pair, (p & 15) == 0);
+    Py_INCREF(*key);
+    *value = ptr; /* torch's own int is the launch value */
+    return 0;
 }
 
 /* A describer's (key, value) result unpacked into new references. */
@@ -306,17 +351,32 @@ static PyObject *evaluate_grid(Dispatcher *d, PyObject *grid, PyObject *const *b
     return result;
 }
 
-static PyObject *launch_kernel(PyObject *kernel, PyObject *grid, PyObject *const *values,
-                               Py_ssize_t n) {
-    PyObject *plan = PyObject_GetAttr(kernel, s_plan);
+/* The kernel's plan (new reference; None when it has none), remembered for the last kernel. */
+static PyObject *plan_of(Dispatcher *d, PyObject *kernel) {
+    if (kernel != d->last_kernel) {
+        PyObject *plan = PyObject_GetAttr(kernel, s_plan);
+        if (plan == NULL) {
+            PyErr_Clear();
+            plan = Py_None;
+            Py_INCREF(plan);
+        }
+        Py_INCREF(kernel);
+        Py_XSETREF_COMPAT(d->last_kernel, kernel);
+        Py_XSETREF_COMPAT(d->last_plan, plan);
+    }
+    Py_INCREF(d->last_plan);
+    return d->last_plan;
+}
+
+static PyObject *launch_kernel(Dispatcher *d, PyObject *kernel, PyObject *grid,
+                               PyObject *const *values, Py_ssize_t n) {
+    PyObject *plan = plan_of(d, kernel);
     tl_assert_info info;
     int rc = TL_PLAN_DELEGATE;
-    if (plan == NULL) {
-        PyErr_Clear();
-    } else if (Py_TYPE(plan) == tl_plan_type) {
+    if (Py_TYPE(plan) == tl_plan_type) {
         rc = tl_plan_run(plan, grid, values, n, &info);
     }
-    Py_XDECREF(plan);
+    Py_DECREF(plan);
     if (rc == TL_PLAN_ERROR) {
         return NULL;
     }
@@ -353,23 +413,18 @@ static PyObject *launch_kernel(PyObject *kernel, PyObject *grid, PyObject *const
     return kernel;
 }
 
-/* The configuration in force is the one the JIT's table belongs to. */
+/* The configuration in force is the one the table belongs to. */
 static int config_current(Dispatcher *d) {
     PyObject *active = PyObject_GetAttr(d->config, s_active);
-    PyObject *cfg = PyObject_GetAttr(d->jit, s_cfg);
-    int same = active != NULL && active == cfg;
-    Py_XDECREF(active);
-    Py_XDECREF(cfg);
+    Py_XDECREF(active); /* only compared: the module keeps it alive */
     PyErr_Clear();
-    return same;
+    return active != NULL && active == d->cfg;
 }
 
 /* The compiled kernel for these keys (new reference), or NULL without an exception. */
 static PyObject *lookup(Dispatcher *d, PyObject *keys) {
-    PyObject *table = PyObject_GetAttr(d->jit, s_kernels);
-    PyObject *kernel = table && PyDict_Check(table) ? PyDict_GetItemWithError(table, keys) : NULL;
+    PyObject *kernel = PyDict_GetItemWithError(d->table, keys);
     Py_XINCREF(kernel);
-    Py_XDECREF(table);
     PyErr_Clear();
     return kernel;
 }
@@ -399,7 +454,7 @@ static PyObject *dispatch(Dispatcher *d, PyObject *grid, PyObject *args, PyObjec
     Py_DECREF(keys);
     if (kernel != NULL) {
         PyObject *g = evaluate_grid(d, grid, bound);
-        result = g ? launch_kernel(kernel, g, values, d->n) : NULL;
+        result = g ? launch_kernel(d, kernel, g, values, d->n) : NULL;
         Py_XDECREF(g);
         Py_DECREF(kernel);
     }
@@ -432,21 +487,72 @@ static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     return dispatch(b->dispatcher, b->grid, args, kwargs);
 }
 
-static int bound_traverse(PyObject *self, visitproc visit, void *arg) {
+/* Bound is not tracked by the garbage collector: one is made per launch, and a grid that
+ * refers back to its own Bound is not a thing launches do. */
+static void bound_dealloc(PyObject *self) {
     Bound *b = (Bound *)self;
-    Py_VISIT(b->dispatcher);
-    Py_VISIT(b->grid);
-    return 0;
-}
-
-static int bound_clear(PyObject *self) {
-    Bound *b = (Bound *)self;
+    PyTypeObject *type = Py_TYPE(self);
     Py_CLEAR(b->dispatcher);
     Py_CLEAR(b->grid);
+    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_fn(self);
+    Py_DECREF(type);
+}
+
+static PyObject *kernel_base_subscript(PyObject *self, PyObject *grid) {
+    KernelBase *k = (KernelBase *)self;
+    if (k->dispatcher != NULL) {
+        return dispatcher_bind(k->dispatcher, grid);
+    }
+    return PyObject_CallMethodObjArgs(self, s_getitem_slow, grid, NULL);
+}
+
+/* _set_dispatcher(dispatcher or None) */
+static PyObject *kernel_base_set(PyObject *self, PyObject *dispatcher) {
+    KernelBase *k = (KernelBase *)self;
+    if (dispatcher != Py_None && Py_TYPE(dispatcher) != dispatcher_type) {
+        PyErr_SetString(PyExc_TypeError, "_set_dispatcher takes a Dispatcher or None");
+        return NULL;
+    }
+    PyObject *value = dispatcher == Py_None ? NULL : dispatcher;
+    Py_XINCREF(value);
+    Py_XSETREF_COMPAT(k->dispatcher, value);
+    Py_RETURN_NONE;
+}
+
+static int kernel_base_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(((KernelBase *)self)->dispatcher);
+    Py_VISIT(Py_TYPE(self)); /* instances of heap types visit their type */
     return 0;
 }
 
-static void bound_dealloc(PyObject *self) { gc_dealloc(self, bound_clear); }
+static int kernel_base_clear(PyObject *self) {
+    Py_CLEAR(((KernelBase *)self)->dispatcher);
+    return 0;
+}
+
+static void kernel_base_dealloc(PyObject *self) { gc_dealloc(self, kernel_base_clear); }
+
+static PyMethodDef kernel_base_methods[] = {
+    {"_set_dispatcher", kernel_base_set, METH_O, "Launch kernel[grid] through this Dispatcher."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot kernel_base_slots[] = {
+    {Py_mp_subscript, (void *)kernel_base_subscript},
+    {Py_tp_dealloc, (void *)kernel_base_dealloc},
+    {Py_tp_traverse, (void *)kernel_base_traverse},
+    {Py_tp_clear, (void *)kernel_base_clear},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {Py_tp_methods, (void *)kernel_base_methods},
+    {Py_tp_doc, (void *)"Base class of JITFunction: kernel[grid] in C."},
+    {0, NULL},
+};
+
+static PyType_Spec kernel_base_spec = {
+    "tilec._launcher.KernelBase", sizeof(KernelBase), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE, kernel_base_slots,
+};
 
 static PyMethodDef dispatcher_methods[] = {
     {"bind", dispatcher_bind, METH_O, "The launcher of one grid: bind(grid)(*args, **meta)."},
@@ -467,8 +573,6 @@ static PyType_Slot dispatcher_slots[] = {
 static PyType_Slot bound_slots[] = {
     {Py_tp_call, (void *)bound_call},
     {Py_tp_dealloc, (void *)bound_dealloc},
-    {Py_tp_traverse, (void *)bound_traverse},
-    {Py_tp_clear, (void *)bound_clear},
     {Py_tp_doc, (void *)"kernel[grid]: call it with the kernel's arguments to launch."},
     {0, NULL},
 };
@@ -479,15 +583,14 @@ static PyType_Spec dispatcher_spec = {
 };
 
 static PyType_Spec bound_spec = {
-    "tilec._launcher.Bound", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    bound_slots,
+    "tilec._launcher.Bound", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT, bound_slots,
 };
 
 static int intern_names(void) {
     struct { PyObject **slot; const char *text; } names[] = {
         {&s_kernels, "_kernels"}, {&s_cfg, "_cfg"}, {&s_active, "_active"},
         {&s_data_ptr, "data_ptr"}, {&s_dtype, "dtype"}, {&s_is_cuda, "is_cuda"},
-        {&s_plan, "_plan"}, {&s_launch, "launch"},
+        {&s_plan, "_plan"}, {&s_launch, "launch"}, {&s_getitem_slow, "_getitem_slow"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (*names[i].slot == NULL &&
@@ -504,13 +607,18 @@ int tl_dispatch_add_types(PyObject *module) {
     }
     dispatcher_type = (PyTypeObject *)PyType_FromSpec(&dispatcher_spec);
     bound_type = (PyTypeObject *)PyType_FromSpec(&bound_spec);
-    if (dispatcher_type == NULL || bound_type == NULL) {
+    kernel_base_type = (PyTypeObject *)PyType_FromSpec(&kernel_base_spec);
+    if (dispatcher_type == NULL || bound_type == NULL || kernel_base_type == NULL) {
         return -1;
     }
-    Py_INCREF(dispatcher_type);
-    if (PyModule_AddObject(module, "Dispatcher", (PyObject *)dispatcher_type) < 0) {
-        Py_DECREF(dispatcher_type);
-        return -1;
+    PyTypeObject *exported[] = {dispatcher_type, kernel_base_type};
+    const char *names[] = {"Dispatcher", "KernelBase"};
+    for (int i = 0; i < 2; i++) {
+        Py_INCREF(exported[i]);
+        if (PyModule_AddObject(module, names[i], (PyObject *)exported[i]) < 0) {
+            Py_DECREF(exported[i]);
+            return -1;
+        }
     }
     return 0;
 }

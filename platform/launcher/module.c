@@ -30,8 +30,15 @@ PyObject *tl_py_launch_error(int code, const char *format, ...) {
     return NULL;
 }
 
+/* PyLong_AsLongLongAndOverflow reads multi-digit ints (pointers) without the byte-array
+ * conversion PyLong_AsLongLong uses on some versions. */
 static int read_int64(PyObject *obj, int64_t *out) {
-    long long v = PyLong_AsLongLong(obj);
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow) {
+        PyErr_SetString(PyExc_OverflowError, "int does not fit in 64 bits");
+        return -1;
+    }
     if (v == -1 && PyErr_Occurred()) {
         return -1;
     }

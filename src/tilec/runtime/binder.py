@@ -200,10 +200,9 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
     return launch  # type: ignore[no-any-return]
 
 
-def native_bind(jit: Any, launch: Launch, params: Sequence[Parameter]) -> Launch | None:
-    """``grid -> launcher``: the native Dispatcher's ``bind`` running the warm path of
-    ``launch`` (the generated function above, which it falls back to) in C; None without the
-    native launcher."""
+def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> Any:
+    """The native launcher's Dispatcher running the warm path of ``launch`` (the generated
+    function above, which it falls back to) in C; None without the native launcher."""
     from . import launcher
 
     native = launcher.native_module()
@@ -244,7 +243,7 @@ def native_bind(jit: Any, launch: Launch, params: Sequence[Parameter]) -> Launch
         specialize.describe_unspecialized,
         (specialize.ONE, specialize.I32, specialize.I32 + 1, specialize.FP32),
     )
-    return dispatcher.bind  # type: ignore[no-any-return]
+    return dispatcher
 
 
 def parameters_of(

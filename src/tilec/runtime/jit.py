@@ -22,7 +22,7 @@ from .binder import (
     MISSING,
     is_read_only,
     make_launch,
-    native_bind,
+    native_dispatcher,
     parameters_of,
     read_only_error,
 )
@@ -51,7 +51,23 @@ def _default_device() -> str:
         return "cpu"
 
 
-class JITFunction:
+class _KernelBase:
+    """JITFunction's base without the native launcher: ``kernel[grid]`` in Python."""
+
+    def __getitem__(self, grid: Any) -> Callable[..., LaunchedKernel]:
+        return self._getitem_slow(grid)  # type: ignore[attr-defined,no-any-return]
+
+
+def _kernel_base() -> type:
+    """The native launcher's KernelBase (``kernel[grid]`` in C) when it is built."""
+    try:
+        from .. import _launcher  # type: ignore[attr-defined]
+    except ImportError:
+        return _KernelBase
+    return getattr(_launcher, "KernelBase", _KernelBase)  # type: ignore[no-any-return]
+
+
+class JITFunction(_kernel_base()):  # type: ignore[misc]
     """A kernel: compiled per specialization on first launch, launched with ``kernel[grid]``."""
 
     __tilec_jit__ = True
@@ -110,7 +126,8 @@ class JITFunction:
             "or call it from inside another kernel"
         )
 
-    def __getitem__(self, grid: Any) -> Callable[..., LaunchedKernel]:
+    def _getitem_slow(self, grid: Any) -> Callable[..., LaunchedKernel]:
+        """``kernel[grid]`` before the native dispatcher is set (or without one)."""
         return (self._bind or self._make_bind())(grid)
 
     def _make_launch(self) -> Callable[..., LaunchedKernel]:
@@ -122,9 +139,19 @@ class JITFunction:
         """``grid -> launcher``: the native dispatcher's (warm launches in C), else a partial
         of the generated launch function."""
         launch = self._launch_fn or self._make_launch()
-        bind = native_bind(self, launch, self.params)
-        self._bind = bind or functools.partial(functools.partial, launch)
+        dispatcher = native_dispatcher(self, launch, self.params)
+        if dispatcher is None:
+            self._bind = functools.partial(functools.partial, launch)
+        else:
+            self._bind = dispatcher.bind
+            if hasattr(self, "_set_dispatcher"):
+                self._set_dispatcher(dispatcher)
         return self._bind
+
+    def _reset_bind(self) -> None:
+        self._bind = None
+        if hasattr(self, "_set_dispatcher"):
+            self._set_dispatcher(None)
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> LaunchedKernel:
         """Compile (and load) for these arguments without running."""
@@ -169,7 +196,7 @@ class JITFunction:
         """Keep one kernel table per setting that changes what a launch compiles to."""
         cfg = _config.get()
         self._cfg = cfg
-        self._bind = None  # the launcher kind may differ under the new configuration
+        self._reset_bind()  # the launcher kind may differ under the new configuration
         setting = (cfg.backend, cfg.interpret, cfg.debug, cfg.num_threads, cfg.disable_launcher)
         self._kernels = self._tables.setdefault(setting, {})
 
@@ -213,7 +240,8 @@ class JITFunction:
         written = self._written | {n for n in writes if n in self.arg_names}
         if written != self._written:
             self._written = frozenset(written)
-            self._launch_fn = self._bind = None
+            self._launch_fn = None
+            self._reset_bind()
         for name in written:
             if name in arguments and is_read_only(arguments[name]):
                 raise UsageError(f"{self.__name__}: {read_only_error(name)}")
