@@ -1,7 +1,7 @@
 /* The CUDA driver, loaded at run time: libcuda is never linked at build time, so the wheel
  * installs and imports on machines without a GPU.
  *
- * Only cuLaunchKernel and cuGetErrorName are resolved; modules and contexts are created by the
+ * Only cuLaunchKernel, cuCtxGetCurrent and cuGetErrorName are resolved; modules and contexts are created by the
  * CUDA backend's driver (cuda-bindings), which shares the same process-wide libcuda.
  */
 #include <stdio.h>
@@ -20,9 +20,11 @@ typedef int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigne
                          unsigned by, unsigned bz, unsigned shared, void *stream, void **params,
                          void **extra);
 typedef int (*error_name_fn)(int result, const char **name);
+typedef int (*current_context_fn)(void **context);
 
 static launch_fn cu_launch_kernel;
 static error_name_fn cu_get_error_name;
+static current_context_fn cu_ctx_get_current;
 
 #ifdef _WIN32
 static const char *const default_names[] = {"nvcuda.dll", NULL};
@@ -66,6 +68,7 @@ static int bind(void *lib, const char *name, char *msg, size_t msglen) {
         return TL_ERR_NO_CUDA;
     }
     cu_get_error_name = error_name;
+    cu_ctx_get_current = (current_context_fn)symbol(lib, "cuCtxGetCurrent");
     cu_launch_kernel = launch;
     return TL_OK;
 }
@@ -114,4 +117,12 @@ const char *tl_cuda_error_name(int result) {
         return NULL;
     }
     return name;
+}
+
+void *tl_cuda_current_context(void) {
+    void *context = NULL;
+    if (cu_ctx_get_current == NULL || cu_ctx_get_current(&context) != 0) {
+        return NULL;
+    }
+    return context;
 }

@@ -24,6 +24,7 @@ typedef struct {
     PyObject *get_stream;    /* torch._C._cuda_getCurrentRawStream, or NULL */
     PyObject *device;        /* the device the module was loaded on (int), or NULL */
     PyObject *stream_fn;     /* otherwise: a callable returning the stream, or NULL (CPU) */
+    void *context;           /* the CUDA context current when the plan was made (the module's) */
 } Plan;
 
 PyTypeObject *tl_plan_type;
@@ -64,6 +65,7 @@ static int plan_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
     self->shared = shared;
     self->threads = threads > TL_MAX_THREADS ? TL_MAX_THREADS : threads;
     self->npick = n;
+    self->context = cpu ? NULL : tl_cuda_current_context();
     PyObject *refs[4] = {get_device, get_stream, device, stream_fn};
     PyObject **slots[4] = {&self->get_device, &self->get_stream, &self->device,
                            &self->stream_fn};
@@ -127,10 +129,14 @@ static int read_grid(PyObject *grid, uint32_t dims[3]) {
 }
 
 /* The stream to launch on: torch's current one on the plan's device (delegating when torch's
- * current device is another, which the Python path reports), or the stream function's. */
+ * current device is another, which the Python path reports), or the stream function's. While
+ * the module's context is current, torch's current device is the plan's: torch selects devices
+ * by making their primary context current, so asking torch for the device is skipped. */
 static int current_stream(Plan *p, void **stream) {
     PyObject *s;
-    if (p->get_device != NULL) {
+    if (p->get_device != NULL && p->context != NULL && tl_cuda_current_context() == p->context) {
+        s = PyObject_CallFunctionObjArgs(p->get_stream, p->device, NULL);
+    } else if (p->get_device != NULL) {
         PyObject *current = PyObject_CallNoArgs(p->get_device);
         if (current == NULL) {
             return TL_PLAN_ERROR;

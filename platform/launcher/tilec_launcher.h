@@ -98,6 +98,9 @@ int tl_cuda_launch(void *function, const uint32_t grid[3], const uint32_t block[
 /* The CUresult's name (cuGetErrorName), or NULL when the driver does not know it. */
 const char *tl_cuda_error_name(int result);
 
+/* The calling thread's current CUDA context, or NULL (none, or libcuda not loaded). */
+void *tl_cuda_current_context(void);
+
 #ifdef __cplusplus
 }
 #endif

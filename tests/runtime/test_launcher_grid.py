@@ -25,17 +25,21 @@ def kernel():
 
 
 def run(kernel, grid, threads, *, native, k=7, fail_at=-1):
+    with config.override(disable_launcher=not native):
+        return run_configured(kernel, grid, threads, native=native, k=k, fail_at=fail_at)
+
+
+def run_configured(kernel, grid, threads, *, native, k=7, fail_at=-1):
+    """``run`` under the configuration in force (config.override is process-wide, so threads
+    must not each override it: the restores interleave)."""
     total = grid[0] * grid[1] * grid[2]
     out = np.full(max(total, 1), -1, dtype=np.int64)  # poisoned: every program must write
     counts = np.zeros(max(total, 1), dtype=np.int64)
     args = np.zeros(4, dtype=np.uint64)
     status = np.zeros(4, dtype=np.int64)
-    with config.override(disable_launcher=not native):
-        assert launcher.status().native is native
-        launcher.pack_args(
-            b"PPqq", (out.ctypes.data, counts.ctypes.data, k, fail_at), args.ctypes.data
-        )
-        launcher.run_cpu_grid(kernel.address, args.ctypes.data, grid, threads, status.ctypes.data)
+    assert launcher.status().native is native
+    launcher.pack_args(b"PPqq", (out.ctypes.data, counts.ctypes.data, k, fail_at), args.ctypes.data)
+    launcher.run_cpu_grid(kernel.address, args.ctypes.data, grid, threads, status.ctypes.data)
     return out[:total], counts[:total], status
 
 
@@ -104,15 +108,16 @@ def test_concurrent_grids_from_several_python_threads(kernel, native):
     def launch(i: int) -> None:
         try:
             for _ in range(10):
-                results[i] = run(kernel, (97, 3, 1), 3, native=native, k=i + 1)
+                results[i] = run_configured(kernel, (97, 3, 1), 3, native=native, k=i + 1)
         except Exception as exc:  # reported below; a thread cannot fail the test itself
             errors.append(exc)
 
     threads = [threading.Thread(target=launch, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    with config.override(disable_launcher=not native):
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
     assert not errors and len(results) == 4
     for i, (out, counts, status) in results.items():
         np.testing.assert_array_equal(out, expected((97, 3, 1), i + 1))

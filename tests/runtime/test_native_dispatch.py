@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path):
-    with config.override(cache_dir=tmp_path / "cache", backend=None):
+    with config.override(cache_dir=tmp_path / "cache", backend=None, disable_launcher=False):
         yield
 
 
