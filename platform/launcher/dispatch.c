@@ -9,6 +9,8 @@
  */
 #include "pyglue.h"
 
+#define DTYPE_CACHE 8
+
 typedef struct {
     PyObject_HEAD
     PyObject *jit;        /* the JITFunction */
@@ -16,6 +18,12 @@ typedef struct {
     PyObject *cfg;        /* creation (a new configuration makes the JIT create a new one) */
     PyObject *last_kernel; /* the kernel launched last and its plan */
     PyObject *last_plan;
+    PyObject *last_keys;  /* the keys of the last table hit and its kernel (entries are only */
+    PyObject *hit_kernel; /* ever added to a table, so a hit stays valid) */
+    struct {
+        PyObject *dtype, *table, *pair;
+    } dtypes[DTYPE_CACHE]; /* recently seen array dtypes: their key pairs without hashing */
+    int dtype_next;
     PyObject *config;     /* tilec.config: ``_active``, the configuration in force */
     PyObject *slow;       /* the generated launch function: slow(grid, *args, **kwargs) */
     PyObject *names;      /* parameter names (tuple of str) */
@@ -115,7 +123,11 @@ static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     return 0;
 }
 
-#define CACHED_FIELDS(X) X(table) X(cfg) X(last_kernel) X(last_plan)
+#define CACHED_FIELDS(X)                                                                     \
+    X(table) X(cfg) X(last_kernel) X(last_plan) X(last_keys) X(hit_kernel)                   \
+        for (int j = 0; j < DTYPE_CACHE; j++) {                                              \
+            X(dtypes[j].dtype) X(dtypes[j].table) X(dtypes[j].pair)                          \
+        }
 
 static int dispatcher_traverse(PyObject *self_obj, visitproc visit, void *arg) {
     Dispatcher *d = (Dispatcher *)self_obj;
@@ -163,6 +175,27 @@ static int pointer_part(PyObject *pair, uintptr_t p, PyObject **key, PyObject **
     return 0;
 }
 
+/* The (unaligned, aligned) key pair of an array dtype from table (borrowed; NULL: unknown). */
+static PyObject *dtype_pair(Dispatcher *d, PyObject *table, PyObject *dtype) {
+    for (int i = 0; i < DTYPE_CACHE; i++) {
+        if (d->dtypes[i].dtype == dtype && d->dtypes[i].table == table) {
+            return d->dtypes[i].pair;
+        }
+    }
+    PyObject *pair = PyDict_GetItemWithError(table, dtype);
+    if (pair != NULL) {
+        int i = d->dtype_next;
+        d->dtype_next = (i + 1) % DTYPE_CACHE;
+        Py_INCREF(dtype);
+        Py_INCREF(table);
+        Py_INCREF(pair);
+        Py_XSETREF_COMPAT(d->dtypes[i].dtype, dtype);
+        Py_XSETREF_COMPAT(d->dtypes[i].table, table);
+        Py_XSETREF_COMPAT(d->dtypes[i].pair, pair);
+    }
+    return pair;
+}
+
 static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
                           PyObject **value) {
     if (d->np_data <= 0 || (kind == 'w' && d->np_flags <= 0)) {
@@ -173,7 +206,7 @@ static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
     }
     uintptr_t p = *(uintptr_t *)((char *)a + d->np_data);
     PyObject *dtype = PyObject_GetAttr(a, s_dtype);
-    PyObject *pair = dtype ? PyDict_GetItemWithError(d->np_keys, dtype) : NULL;
+    PyObject *pair = dtype ? dtype_pair(d, d->np_keys, dtype) : NULL;
     Py_XDECREF(dtype);
     return pointer_part(pair, p, key, value);
 }
@@ -189,7 +222,7 @@ static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject *
     PyObject *dtype = PyObject_GetAttr(a, s_dtype);
     PyObject *pair = NULL;
     if (is_cuda != NULL && dtype != NULL && !PyErr_Occurred()) {
-        pair = PyDict_GetItemWithError(is_cuda == Py_True ? d->pt_cuda : d->pt_host, dtype);
+        pair = dtype_pair(d, is_cuda == Py_True ? d->pt_cuda : d->pt_host, dtype);
     }
     Py_XDECREF(is_cuda);
     Py_XDECREF(dtype);
@@ -429,29 +462,64 @@ static PyObject *lookup(Dispatcher *d, PyObject *keys) {
     return kernel;
 }
 
+/* Whether key parts equal the last hit's keys: by identity (interned pointer keys, small
+ * ints), else by value as the table's lookup would compare them. */
+static int same_as_last(Dispatcher *d, PyObject *const *parts) {
+    if (d->last_keys == NULL) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        PyObject *last = PyTuple_GetItem(d->last_keys, i);
+        if (last != parts[i] && PyObject_RichCompareBool(last, parts[i], Py_EQ) != 1) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The kernel for these key parts (new reference; NULL without an exception: not compiled). */
+static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
+    if (same_as_last(d, parts)) {
+        Py_INCREF(d->hit_kernel);
+        return d->hit_kernel;
+    }
+    PyObject *keys = PyTuple_New(d->n);
+    if (keys == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        Py_INCREF(parts[i]);
+        PyTuple_SetItem(keys, i, parts[i]);
+    }
+    PyObject *kernel = lookup(d, keys);
+    if (kernel != NULL) {
+        Py_INCREF(kernel);
+        Py_XSETREF_COMPAT(d->hit_kernel, kernel);
+        Py_XSETREF_COMPAT(d->last_keys, keys);
+    } else {
+        Py_DECREF(keys);
+    }
+    return kernel;
+}
+
 static PyObject *dispatch(Dispatcher *d, PyObject *grid, PyObject *args, PyObject *kwargs) {
-    PyObject *bound[MAX_ARGS], *values[MAX_ARGS];
+    PyObject *bound[MAX_ARGS], *values[MAX_ARGS], *parts[MAX_ARGS];
     const char *kinds = PyBytes_AsString(d->kinds);
     if (!bind_arguments(d, args, kwargs, bound) || !config_current(d)) {
         return slow_path(d, grid, args, kwargs);
     }
-    PyObject *keys = PyTuple_New(d->n);
-    if (keys == NULL) {
-        return NULL;
-    }
     Py_ssize_t done = 0;
     for (; done < d->n; done++) {
-        PyObject *key;
-        if (describe(d, bound[done], kinds[done], &key, &values[done]) < 0) {
+        if (describe(d, bound[done], kinds[done], &parts[done], &values[done]) < 0) {
             break;
         }
-        PyTuple_SetItem(keys, done, key);
     }
     PyObject *kernel = NULL, *result = NULL;
     if (done == d->n) {
-        kernel = lookup(d, keys);
+        kernel = find_kernel(d, parts);
     }
-    Py_DECREF(keys);
     if (kernel != NULL) {
         PyObject *g = evaluate_grid(d, grid, bound);
         result = g ? launch_kernel(d, kernel, g, values, d->n) : NULL;
@@ -460,6 +528,7 @@ static PyObject *dispatch(Dispatcher *d, PyObject *grid, PyObject *args, PyObjec
     }
     for (Py_ssize_t i = 0; i < done; i++) {
         Py_DECREF(values[i]);
+        Py_DECREF(parts[i]);
     }
     if (kernel == NULL) {
         PyErr_Clear();
