@@ -1,7 +1,7 @@
 /* The CUDA driver, loaded at run time: libcuda is never linked at build time, so the wheel
  * installs and imports on machines without a GPU.
  *
- * Only cuLaunchKernel, cuCtxGetCurrent and cuGetErrorName are resolved; modules and contexts are created by the
+ * Only cuLaunchKernel, cuCtxGetCurrent, cuFuncGetParamInfo and cuGetErrorName are resolved; modules and contexts are created by the
  * CUDA backend's driver (cuda-bindings), which shares the same process-wide libcuda.
  */
 #include <stdio.h>
@@ -21,10 +21,12 @@ typedef int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigne
                          void **extra);
 typedef int (*error_name_fn)(int result, const char **name);
 typedef int (*current_context_fn)(void **context);
+typedef int (*param_info_fn)(void *f, size_t index, size_t *offset, size_t *size);
 
 static launch_fn cu_launch_kernel;
 static error_name_fn cu_get_error_name;
 static current_context_fn cu_ctx_get_current;
+static param_info_fn cu_func_get_param_info;
 
 #ifdef _WIN32
 static const char *const default_names[] = {"nvcuda.dll", NULL};
@@ -69,6 +71,7 @@ static int bind(void *lib, const char *name, char *msg, size_t msglen) {
     }
     cu_get_error_name = error_name;
     cu_ctx_get_current = (current_context_fn)symbol(lib, "cuCtxGetCurrent");
+    cu_func_get_param_info = (param_info_fn)symbol(lib, "cuFuncGetParamInfo");
     cu_launch_kernel = launch;
     return TL_OK;
 }
@@ -125,4 +128,25 @@ void *tl_cuda_current_context(void) {
         return NULL;
     }
     return context;
+}
+
+int tl_cuda_launch_buffer(void *function, const uint32_t grid[3], const uint32_t block[3],
+                          uint32_t shared, void *stream, void *buffer, size_t size) {
+    /* CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END */
+    void *extra[] = {(void *)1, buffer, (void *)2, &size, (void *)0};
+    if (cu_launch_kernel == NULL) {
+        return -1;
+    }
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) {
+        return 0;
+    }
+    return cu_launch_kernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                            shared, stream, NULL, extra);
+}
+
+int tl_cuda_param_info(void *function, size_t index, size_t *offset, size_t *size) {
+    if (cu_func_get_param_info == NULL) {
+        return -1;
+    }
+    return cu_func_get_param_info(function, index, offset, size);
 }

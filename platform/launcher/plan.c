@@ -7,8 +7,11 @@
  * on another device) is handed back to the Python launch function, which explains it.
  */
 #include <math.h>
+#include <string.h>
 
 #include "pyglue.h"
+
+#define PARAM_BUFFER 4096 /* CUDA's classic kernel parameter limit, in bytes */
 
 typedef struct {
     PyObject_HEAD
@@ -25,7 +28,29 @@ typedef struct {
     PyObject *device;        /* the device the module was loaded on (int), or NULL */
     PyObject *stream_fn;     /* otherwise: a callable returning the stream, or NULL (CPU) */
     void *context;           /* the CUDA context current when the plan was made (the module's) */
+    size_t buffer_size;      /* > 0: launch from one buffer, parameter i at offset[i] */
+    uint16_t offset[MAX_ARGS];
+    uint8_t size[MAX_ARGS];
 } Plan;
+
+/* The kernel's parameter layout from the driver, so a launch hands it one buffer; left unset
+ * (parameter pointers instead) when the driver cannot tell or the layout is not the packer's. */
+static void read_layout(Plan *p) {
+    size_t end = 0, offset, size;
+    p->buffer_size = 0;
+    for (Py_ssize_t i = 0; i < p->npick; i++) {
+        if (tl_cuda_param_info(p->function, (size_t)i, &offset, &size) != 0 || size == 0 ||
+            size > 8 || offset + size > PARAM_BUFFER) {
+            return;
+        }
+        p->offset[i] = (uint16_t)offset;
+        p->size[i] = (uint8_t)size;
+        end = offset + size > end ? offset + size : end;
+    }
+    if (p->npick > 0 && tl_cuda_param_info(p->function, (size_t)p->npick, &offset, &size) != 0) {
+        p->buffer_size = end; /* exactly npick parameters */
+    }
+}
 
 PyTypeObject *tl_plan_type;
 
@@ -66,6 +91,9 @@ static int plan_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
     self->threads = threads > TL_MAX_THREADS ? TL_MAX_THREADS : threads;
     self->npick = n;
     self->context = cpu ? NULL : tl_cuda_current_context();
+    if (!cpu) {
+        read_layout(self);
+    }
     PyObject *refs[4] = {get_device, get_stream, device, stream_fn};
     PyObject **slots[4] = {&self->get_device, &self->get_stream, &self->device,
                            &self->stream_fn};
@@ -214,7 +242,16 @@ int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssiz
         return rc;
     }
     /* The GIL stays held, as in torch's launches: cuLaunchKernel only queues the kernel. */
-    rc = tl_cuda_launch(p->function, dims, p->block, p->shared, stream, params);
+    if (p->buffer_size > 0) {
+        _Alignas(8) unsigned char buffer[PARAM_BUFFER];
+        for (Py_ssize_t i = 0; i < p->npick; i++) {
+            memcpy(buffer + p->offset[i], &slots[i], p->size[i]); /* little-endian slots */
+        }
+        rc = tl_cuda_launch_buffer(p->function, dims, p->block, p->shared, stream, buffer,
+                                   p->buffer_size);
+    } else {
+        rc = tl_cuda_launch(p->function, dims, p->block, p->shared, stream, params);
+    }
     if (rc != 0) {
         tl_py_cuda_failure(rc);
         return TL_PLAN_ERROR;

@@ -98,6 +98,15 @@ int tl_cuda_launch(void *function, const uint32_t grid[3], const uint32_t block[
 /* The CUresult's name (cuGetErrorName), or NULL when the driver does not know it. */
 const char *tl_cuda_error_name(int result);
 
+/* Launch with the parameters packed in one buffer at the kernel's own offsets (CUDA's
+ * CU_LAUNCH_PARAM_BUFFER_POINTER), which the driver copies in one piece. */
+int tl_cuda_launch_buffer(void *function, const uint32_t grid[3], const uint32_t block[3],
+                          uint32_t shared, void *stream, void *buffer, size_t size);
+
+/* Offset and size of the kernel's parameter `index`; nonzero when unknown (no such parameter,
+ * or a driver before CUDA 12.4 without cuFuncGetParamInfo). */
+int tl_cuda_param_info(void *function, size_t index, size_t *offset, size_t *size);
+
 /* The calling thread's current CUDA context, or NULL (none, or libcuda not loaded). */
 void *tl_cuda_current_context(void);
 

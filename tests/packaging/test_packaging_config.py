@@ -64,12 +64,22 @@ def test_cmake_builds_an_abi3_module_and_never_links_cuda():
 
 
 @in_checkout
+def _cmake_sources(pattern: str) -> set[str]:
+    cmake = (PLATFORM / "CMakeLists.txt").read_text(encoding="utf-8")
+    match = re.search(pattern, cmake, re.S)
+    assert match, pattern
+    return set(re.findall(r"launcher/(\w+\.c)", match.group(1)))
+
+
 def test_the_c_core_does_not_use_the_python_api():
-    core = [p for p in (PLATFORM / "launcher").glob("*.[ch]") if p.name != "module.c"]
-    assert {p.name for p in core} >= {"grid.c", "pack.c", "cuda.c", "tilec_launcher.h"}
-    for path in core:
-        text = path.read_text(encoding="utf-8")
-        assert "Python.h" not in text and "PyObject" not in text, path.name
+    core = _cmake_sources(r"add_library\(tilec_launcher_core STATIC(.*?)\)")
+    binding = _cmake_sources(r"set\(BINDING(.*?)\)")
+    sources = {p.name for p in (PLATFORM / "launcher").glob("*.c")}
+    assert core >= {"grid.c", "pack.c", "cuda.c"} and "module.c" in binding
+    assert sources == core | binding and not core & binding
+    for name in [*core, "tilec_launcher.h"]:
+        text = (PLATFORM / "launcher" / name).read_text(encoding="utf-8")
+        assert "Python.h" not in text and "PyObject" not in text, name
 
 
 @in_checkout
