@@ -131,7 +131,7 @@ def lower(lw: Lowering, op: O.ForOp, plan: DotLoop, emit_for: EmitFor) -> None:
     lw.write(lw.tile(op.init_args[plan.acc], c_t.shape), c)
     with each_block(lw, blocking(lw, m, n), m, n) as blk:
         blk.load(lw.b, c)
-        lw.dot_hooks[plan.dot] = lambda dot: _step(lw, dot, blk)
+        lw.dot_hooks[plan.dot] = lambda _: _step(lw, plan.dot, blk)
         values = emit_for(lw, op, {plan.acc: c})
         blk.store(lw.b, c)
     del lw.dot_hooks[plan.dot]
