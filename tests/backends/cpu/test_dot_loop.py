@@ -106,3 +106,27 @@ def test_loops_that_keep_the_plain_lowering(store_inside: bool) -> None:
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
     if store_inside:
         np.testing.assert_allclose(sums, [p.sum() for p in partial], rtol=1e-4, atol=1e-3)
+
+
+@tilec.jit
+def _shared_expensive_mask(a_ptr, b_ptr, c_ptr, K, M: tl.constexpr, N: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, 16)
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, 16)):
+        # a long integer expression read by both loads: worth a buffer of its own, which the
+        # trial lowering of the loop body must not allocate
+        kk = ((((rk + k * 16) * 3 + 1) * 5 - 5) // 15 + k * 16 - k * 16) * 1
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=kk[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :], mask=kk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def test_shared_expensive_offsets() -> None:
+    m, n, k = 16, 16, 40
+    rng = np.random.default_rng()
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    _shared_expensive_mask[(1,)](a, b, c, k, M=m, N=n)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)

@@ -53,6 +53,8 @@ class Lowering:
         self.in_combine = False  # lowering a reduce/scan combine region
         # dots lowered by a surrounding construct instead of their rule (rules/dot_loop.py)
         self.dot_hooks: dict[Op, Callable[[Op], None]] = {}
+        # a trial lowering whose code is thrown away: nothing may be allocated for it
+        self.probing = False
         self._stack_bytes = 0
         self._heap: ir.Value | None = None
         self._heap_total: ir.GlobalVariable | None = None
@@ -153,6 +155,8 @@ class Lowering:
     def materialize(self, tile: Tile) -> BufferTile:
         if isinstance(tile, BufferTile):
             return tile
+        if self.probing:
+            return BufferTile(tile.shape, tile.elem, ir.Constant(T.ptr, None))
         buf = self.buffer(tile.elem, tile.shape)
         self.write(tile, buf)
         return buf

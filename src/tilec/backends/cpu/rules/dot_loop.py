@@ -100,6 +100,7 @@ def _probe_operands(
     scratch = ir.Function(ir.Module("tilec.probe"), ir.FunctionType(T.void, []), "probe")
     saved_b, saved_env = lw.b, dict(lw.env)
     lw.b = ir.IRBuilder(scratch.append_basic_block("probe"))
+    lw.probing = True
     try:
         lw.env[op.induction_var] = ir.Constant(lw.scalar(op.operands[0]).type, 0)
         for i, arg in enumerate(body.args[1:]):
@@ -116,7 +117,7 @@ def _probe_operands(
     except TilecError:
         return None, None
     finally:
-        lw.b, lw.env = saved_b, saved_env
+        lw.b, lw.env, lw.probing = saved_b, saved_env, False
 
 
 def _keep(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
