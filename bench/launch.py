@@ -1,10 +1,10 @@
 """Host launch overhead of tilec beside Triton and torch, and first-call time in a fresh process.
 
-Times N back-to-back launches of empty 5- and 20-argument kernels on a 1-program grid (one
-synchronize at the end on the GPU), the launcher's raw native call with pre-packed arguments
-(the floor), torch's eager add on a small tensor and Triton's launch when installed; then the
-first call in a fresh process with a cold and with a warm kernel cache. Prints a table and
-writes JSON to bench/results/.
+Times rounds of back-to-back launches of empty 5- and 20-argument kernels on a 1-program grid
+(the GPU synchronized between rounds), the launcher's raw native call with pre-packed arguments
+(the floor), torch's eager add on a small tensor and Triton's launch when installed, taking the
+rounds in turn and keeping each one's best; then the first call in a fresh process with a cold
+and with a warm kernel cache. Prints a table and writes JSON to bench/results/.
 
     PYTHONPATH=src python bench/launch.py [--device cpu|cuda] [--quick]
 """
@@ -51,24 +51,32 @@ def empty20(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9,
 GPU_ROUND = 256
 
 
-def _per_call_us(
-    fn: Callable[[], Any], n: int, sync: Callable[[], None], gpu: bool = False
-) -> float:
-    """Best round of back-to-back calls, in microseconds per call (the GPU drains between
-    rounds, outside the timing)."""
-    per_round = min(n, GPU_ROUND) if gpu else n
-    rounds = max(5, n // per_round) if gpu else 5
-    fn()
+def _round_us(fn: Callable[[], Any], per_round: int, sync: Callable[[], None]) -> float:
+    """One round of back-to-back calls, in microseconds per call (the GPU drains after the
+    round, outside the timing)."""
+    t0 = time.perf_counter()
+    for _ in range(per_round):
+        fn()
+    elapsed = time.perf_counter() - t0
     sync()
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(per_round):
-            fn()
-        elapsed = time.perf_counter() - t0
-        sync()
-        best = min(best, elapsed / per_round)
-    return best * 1e6
+    return elapsed / per_round * 1e6
+
+
+def _interleaved(
+    calls: dict[str, Callable[[], Any] | None], n: int, sync: Callable[[], None], gpu: bool
+) -> dict[str, float | None]:
+    """Each contender's best round, the rounds taken in turn (tilec, the floor, torch, Triton,
+    then again) so that a slow spell of a shared machine slows all of them alike."""
+    per_round = GPU_ROUND if gpu else 1000
+    sweeps = max(5, n // per_round)
+    live = {name: fn for name, fn in calls.items() if fn is not None}
+    for fn in live.values():  # warm-up: compiled, loaded, caches and clocks settled
+        _round_us(fn, per_round, sync)
+    best = dict.fromkeys(live, float("inf"))
+    for _ in range(sweeps):
+        for name, fn in live.items():
+            best[name] = min(best[name], _round_us(fn, per_round, sync))
+    return {name: best.get(name) for name in calls}
 
 
 def _arrays(device: str, count: int) -> list[Any]:
@@ -87,7 +95,7 @@ def _sync(device: str) -> Callable[[], None]:
     return torch.cuda.synchronize
 
 
-def _native_floor(kernel: Any, values: tuple[Any, ...], device: str, n: int) -> float:
+def _native_floor(kernel: Any, values: tuple[Any, ...], device: str) -> Callable[[], Any]:
     """The launcher alone: one native call with arguments already packed."""
     from tilec.runtime import launcher
 
@@ -95,29 +103,26 @@ def _native_floor(kernel: Any, values: tuple[Any, ...], device: str, n: int) -> 
         buf, args, status = kernel._new_buffer()
         kernel._struct.pack_into(buf, 0, *(values[i] for i in kernel._pick))
         run, addr, threads = kernel._run, kernel._address, kernel._threads
-        floor = _per_call_us(lambda: run(addr, args, (1, 1, 1), threads, status), n, lambda: None)
-        del buf  # kept alive until here: the kernel reads its arguments from it
-        return floor
+        return lambda: run(addr, args, (1, 1, 1), threads, status) or buf  # buf kept alive
     values = tuple(values[i] for i in kernel._pick)
     launch = launcher.cuda_launcher()
     f, block, codes = kernel._function, kernel._block, kernel._codes
     shared = kernel._shared
-    return _per_call_us(
-        lambda: launch(f, (1, 1, 1), block, shared, 0, codes, values), n, _sync(device), True
-    )
+    return lambda: launch(f, (1, 1, 1), block, shared, 0, codes, values)
 
 
-def _torch_eager(device: str, n: int) -> float | None:
+def _torch_eager(device: str) -> Callable[[], Any] | None:
     if importlib.util.find_spec("torch") is None:
         return None
     import torch
 
     a = torch.zeros(1024, device=device)
     out = torch.empty_like(a)
-    return _per_call_us(lambda: torch.add(a, a, out=out), n, _sync(device), device == "cuda")
+    return lambda: torch.add(a, a, out=out)
 
 
-def _triton(device: str, n: int) -> dict[str, float] | None:
+def _triton(device: str) -> tuple[Callable[[], Any], Callable[[], Any], str] | None:
+    """Triton's launches of the same two kernels (5 and 20 arguments) and its version."""
     if device != "cuda" or importlib.util.find_spec("triton") is None:
         return None
     import triton  # the reference, only timed beside tilec
@@ -136,33 +141,33 @@ def _triton(device: str, n: int) -> dict[str, float] | None:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     x = _arrays(device, 10)
-    return {
-        "5 args": _per_call_us(
-            lambda: mod.empty5[(1,)](x[0], x[1], x[2], 1024, BLOCK=128), n, _sync(device), True
-        ),
-        "20 args": _per_call_us(
-            lambda: mod.empty20[(1,)](*x, *[1024] * 10), n, _sync(device), True
-        ),
-        "version": triton.__version__,
-    }
+    return (
+        lambda: mod.empty5[(1,)](x[0], x[1], x[2], 1024, BLOCK=128),
+        lambda: mod.empty20[(1,)](*x, *[1024] * 10),
+        triton.__version__,
+    )
 
 
 def launch_overhead(device: str, n: int) -> dict[str, Any]:
     x = _arrays(device, 10)
-    sync = _sync(device)
     call5 = lambda: empty5[(1,)](x[0], x[1], x[2], 1024, BLOCK=128)  # noqa: E731
     call20 = lambda: empty20[(1,)](*x, *[1024] * 10)  # noqa: E731
     k5, k20 = call5(), call20()
     v5 = (*tuple(_address(a) for a in x[:3]), 1024, 128)
     v20 = tuple(_address(a) for a in x) + (1024,) * 10
-    return {
-        "tilec 5 args": _per_call_us(call5, n, sync, device == "cuda"),
-        "tilec 20 args": _per_call_us(call20, n, sync, device == "cuda"),
-        "native floor 5 args": _native_floor(k5, v5, device, n),
-        "native floor 20 args": _native_floor(k20, v20, device, n),
-        "torch eager add": _torch_eager(device, n),
-        "triton": _triton(device, n),
+    triton = _triton(device)
+    calls = {
+        "tilec 5 args": call5,
+        "tilec 20 args": call20,
+        "native floor 5 args": _native_floor(k5, v5, device),
+        "native floor 20 args": _native_floor(k20, v20, device),
+        "torch eager add": _torch_eager(device),
+        "triton 5 args": triton[0] if triton else None,
+        "triton 20 args": triton[1] if triton else None,
     }
+    result: dict[str, Any] = _interleaved(calls, n, _sync(device), device == "cuda")
+    result["triton version"] = triton[2] if triton else None
+    return result
 
 
 def _address(a: Any) -> int:
@@ -208,13 +213,9 @@ def _machine() -> dict[str, Any]:
 
 
 def _table(overhead: dict[str, Any], first: dict[str, Any], device: str) -> str:
-    lines = [f"launch overhead on {device}, 1-program grid (µs per launch, best of 5)"]
+    lines = [f"launch overhead on {device}, 1-program grid (µs per launch, best round)"]
     for name, value in overhead.items():
-        if isinstance(value, dict):
-            for k, v in value.items():
-                if k != "version":
-                    lines.append(f"  {name + ' ' + k:28} {v:8.2f}")
-        elif value is not None:
+        if isinstance(value, float):
             lines.append(f"  {name:28} {value:8.2f}")
     lines.append("first call in a fresh process (s)")
     for label, r in first.items():
