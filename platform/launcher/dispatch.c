@@ -95,14 +95,16 @@ static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     }
     int i = 0;
 #define SET(field)                                                                           \
-    {                                                                                        \
-        PyObject *old = d->field;                                                            \
-        Py_INCREF(o[i]);                                                                     \
-        d->field = o[i++];                                                                   \
-        Py_XDECREF(old);                                                                     \
-    }
+    Py_INCREF(o[i]);                                                                         \
+    Py_XSETREF_COMPAT(d->field, o[i]);                                                       \
+    i++;
     DISPATCHER_FIELDS(SET)
 #undef SET
+    /* what an earlier __init__ remembered belongs to another table */
+    Py_CLEAR(d->last_kernel);
+    Py_CLEAR(d->last_plan);
+    Py_CLEAR(d->last_keys);
+    Py_CLEAR(d->hit_kernel);
     d->np_data = np_data;
     d->np_flags = np_flags;
     d->n = n;
