@@ -7,69 +7,11 @@
  * type without a describer, any error) goes to that Python function, which compiles, explains
  * or raises, so the two paths behave identically.
  */
-#include "pyglue.h"
+#include "dispatcher.h"
 
-#define DTYPE_CACHE 8
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *jit;        /* the JITFunction */
-    PyObject *table;      /* its kernel table and the configuration the table belongs to, at */
-    PyObject *cfg;        /* creation (a new configuration makes the JIT create a new one) */
-    PyObject *last_kernel; /* the kernel launched last and its plan */
-    PyObject *last_plan;
-    PyObject *last_keys;  /* the keys of the last table hit and its kernel (entries are only */
-    PyObject *hit_kernel; /* ever added to a table, so a hit stays valid) */
-    struct {
-        PyObject *dtype, *table, *pair;
-    } dtypes[DTYPE_CACHE]; /* recently seen array dtypes: their key pairs without hashing */
-    int dtype_next;
-    PyObject *config;     /* tilec.config: ``_active``, the configuration in force */
-    PyObject *slow;       /* the generated launch function: slow(grid, *args, **kwargs) */
-    PyObject *names;      /* parameter names (tuple of str) */
-    PyObject *defaults;   /* defaults, ``missing`` where a parameter has none */
-    PyObject *missing;
-    PyObject *kinds;      /* bytes: 'c' constexpr, 'u' do_not_specialize, 'n' other, 'w' written */
-    PyObject *np_type;    /* numpy.ndarray, or None */
-    Py_ssize_t np_data;   /* byte offsets of its data pointer and flags (0: unknown) */
-    Py_ssize_t np_flags;
-    PyObject *np_keys;    /* numpy dtype -> (unaligned key, aligned key) */
-    PyObject *pt_type;    /* torch.Tensor, or None */
-    PyObject *pt_host;    /* torch dtype -> key pair, host and CUDA tensors */
-    PyObject *pt_cuda;
-    PyObject *describers; /* type -> describer(value) -> (key, value) */
-    PyObject *constexpr_key;
-    PyObject *unspecialized;
-    PyObject *int_keys;   /* (ONE, I32, I32 divisible by 16, FP32) */
-    Py_ssize_t n;
-} Dispatcher;
-
-typedef struct {
-    PyObject_HEAD
-    Dispatcher *dispatcher;
-    PyObject *grid;
-} Bound;
-
-/* KernelBase: the base class of JITFunction, whose ``kernel[grid]`` makes a Bound in C once
- * the JIT has given it a dispatcher, and calls ``self._getitem_slow(grid)`` before. */
-typedef struct {
-    PyObject_HEAD
-    PyObject *dispatcher; /* a Dispatcher, or NULL */
-} KernelBase;
-
-static PyTypeObject *dispatcher_type, *bound_type, *kernel_base_type;
-static PyObject *s_kernels, *s_cfg, *s_active, *s_data_ptr, *s_dtype, *s_is_cuda, *s_plan,
-    *s_launch, *s_getitem_slow;
-
-#define NUMPY_WRITEABLE 0x0400
-
-/* Replaces a reference, releasing the old one last (Py_XSETREF is not in the limited API). */
-#define Py_XSETREF_COMPAT(field, value)                                                      \
-    do {                                                                                     \
-        PyObject *old_ = (PyObject *)(field);                                                \
-        (field) = (value);                                                                   \
-        Py_XDECREF(old_);                                                                    \
-    } while (0)
+PyTypeObject *tl_dispatcher_type;
+static PyObject *s_kernels, *s_cfg, *s_active, *s_plan, *s_launch;
+PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
 
 #define DISPATCHER_FIELDS(X)                                                                 \
     X(jit) X(config) X(slow) X(names) X(defaults) X(missing) X(kinds) X(np_type) X(np_keys)  \
@@ -150,154 +92,7 @@ static int dispatcher_clear(PyObject *self_obj) {
     return 0;
 }
 
-static void gc_dealloc(PyObject *self, inquiry clear) {
-    PyTypeObject *type = Py_TYPE(self);
-    PyObject_GC_UnTrack(self);
-    clear(self);
-    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    free_fn(self);
-    Py_DECREF(type);
-}
-
-static void dispatcher_dealloc(PyObject *self) { gc_dealloc(self, dispatcher_clear); }
-
-/* ------------------------------------------------------------------------- describing */
-
-/* (key, value) of an array with data pointer p: the aligned key when p is 16-byte aligned. */
-static int pointer_part(PyObject *pair, uintptr_t p, PyObject **key, PyObject **value) {
-    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
-        return -1;
-    }
-    *value = PyLong_FromVoidPtr((void *)p);
-    if (*value == NULL) {
-        return -1;
-    }
-    *key = PyTuple_GetItem(pair, (p & 15) == 0);
-    Py_INCREF(*key);
-    return 0;
-}
-
-/* The (unaligned, aligned) key pair of an array dtype from table (borrowed; NULL: unknown). */
-static PyObject *dtype_pair(Dispatcher *d, PyObject *table, PyObject *dtype) {
-    for (int i = 0; i < DTYPE_CACHE; i++) {
-        if (d->dtypes[i].dtype == dtype && d->dtypes[i].table == table) {
-            return d->dtypes[i].pair;
-        }
-    }
-    PyObject *pair = PyDict_GetItemWithError(table, dtype);
-    if (pair != NULL) {
-        int i = d->dtype_next;
-        d->dtype_next = (i + 1) % DTYPE_CACHE;
-        Py_INCREF(dtype);
-        Py_INCREF(table);
-        Py_INCREF(pair);
-        Py_XSETREF_COMPAT(d->dtypes[i].dtype, dtype);
-        Py_XSETREF_COMPAT(d->dtypes[i].table, table);
-        Py_XSETREF_COMPAT(d->dtypes[i].pair, pair);
-    }
-    return pair;
-}
-
-static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
-                          PyObject **value) {
-    if (d->np_data <= 0 || (kind == 'w' && d->np_flags <= 0)) {
-        return -1;
-    }
-    if (kind == 'w' && !(*(int *)((char *)a + d->np_flags) & NUMPY_WRITEABLE)) {
-        return -1; /* the Python path refuses a read-only output array */
-    }
-    uintptr_t p = *(uintptr_t *)((char *)a + d->np_data);
-    PyObject *dtype = PyObject_GetAttr(a, s_dtype);
-    PyObject *pair = dtype ? dtype_pair(d, d->np_keys, dtype) : NULL;
-    Py_XDECREF(dtype);
-    return pointer_part(pair, p, key, value);
-}
-
-static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
-    PyObject *ptr = PyObject_CallMethodObjArgs(a, s_data_ptr, NULL);
-    if (ptr == NULL || !PyLong_CheckExact(ptr)) {
-        Py_XDECREF(ptr);
-        return -1;
-    }
-    uintptr_t p = (uintptr_t)PyLong_AsUnsignedLongLongMask(ptr); /* torch's are >= 0 */
-    PyObject *is_cuda = PyObject_GetAttr(a, s_is_cuda);
-    PyObject *dtype = PyObject_GetAttr(a, s_dtype);
-    PyObject *pair = NULL;
-    if (is_cuda != NULL && dtype != NULL && !PyErr_Occurred()) {
-        pair = dtype_pair(d, is_cuda == Py_True ? d->pt_cuda : d->pt_host, dtype);
-    }
-    Py_XDECREF(is_cuda);
-    Py_XDECREF(dtype);
-    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
-        Py_DECREF(ptr);
-        return -1;
-    }
-    *key = PyTuple_GetItem(pair, (p & 15) == 0);
-    Py_INCREF(*key);
-    *value = ptr; /* torch's own int is the launch value */
-    return 0;
-}
-
-/* A describer's (key, value) result unpacked into new references. */
-static int unpack_pair(PyObject *result, PyObject **key, PyObject **value) {
-    if (result == NULL || !PyTuple_Check(result) || PyTuple_Size(result) != 2) {
-        Py_XDECREF(result);
-        return -1;
-    }
-    *key = PyTuple_GetItem(result, 0);
-    *value = PyTuple_GetItem(result, 1);
-    Py_INCREF(*key);
-    Py_INCREF(*value);
-    Py_DECREF(result);
-    return 0;
-}
-
-/* The key part and launch value of argument a, as the generated Python code computes them;
- * -1 (an exception may be set) sends the launch to the Python path. */
-static int describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject **value) {
-    if (kind == 'c') {
-        *key = PyLong_CheckExact(a) ? (Py_INCREF(a), a)
-                                    : PyObject_CallFunctionObjArgs(d->constexpr_key, a, NULL);
-        if (*key == NULL) {
-            return -1;
-        }
-        *value = a;
-        Py_INCREF(a);
-        return 0;
-    }
-    if (kind == 'u') {
-        return unpack_pair(PyObject_CallFunctionObjArgs(d->unspecialized, a, NULL), key, value);
-    }
-    PyObject *type = (PyObject *)Py_TYPE(a);
-    if (type == d->np_type) {
-        return describe_numpy(d, a, kind, key, value);
-    }
-    if (type == d->pt_type) {
-        return describe_torch(d, a, key, value);
-    }
-    if (PyLong_CheckExact(a)) {
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
-        if (!overflow && v >= INT32_MIN && v <= INT32_MAX) {
-            *key = PyTuple_GetItem(d->int_keys, v == 1 ? 0 : ((v & 15) ? 1 : 2));
-            Py_INCREF(*key);
-            *value = a;
-            Py_INCREF(a);
-            return 0;
-        }
-    } else if (PyFloat_CheckExact(a)) {
-        *key = PyTuple_GetItem(d->int_keys, 3);
-        Py_INCREF(*key);
-        *value = a;
-        Py_INCREF(a);
-        return 0;
-    }
-    PyObject *fn = PyDict_GetItemWithError(d->describers, type);
-    if (fn == NULL) {
-        return -1;
-    }
-    return unpack_pair(PyObject_CallFunctionObjArgs(fn, a, NULL), key, value);
-}
+static void dispatcher_dealloc(PyObject *self) { tl_py_gc_dealloc(self, dispatcher_clear); }
 
 /* ------------------------------------------------------------------------- dispatching */
 
@@ -506,7 +301,8 @@ static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
     return kernel;
 }
 
-static PyObject *dispatch(Dispatcher *d, PyObject *grid, PyObject *args, PyObject *kwargs) {
+PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *args, PyObject *kwargs) {
+    Dispatcher *d = (Dispatcher *)dispatcher;
     PyObject *bound[MAX_ARGS], *values[MAX_ARGS], *parts[MAX_ARGS];
     const char *kinds = PyBytes_AsString(d->kinds);
     if (!bind_arguments(d, args, kwargs, bound) || !config_current(d)) {
@@ -514,7 +310,7 @@ static PyObject *dispatch(Dispatcher *d, PyObject *grid, PyObject *args, PyObjec
     }
     Py_ssize_t done = 0;
     for (; done < d->n; done++) {
-        if (describe(d, bound[done], kinds[done], &parts[done], &values[done]) < 0) {
+        if (tl_describe(d, bound[done], kinds[done], &parts[done], &values[done]) < 0) {
             break;
         }
     }
@@ -542,88 +338,8 @@ static PyObject *dispatch(Dispatcher *d, PyObject *grid, PyObject *args, PyObjec
 /* ------------------------------------------------------------------------- Bound */
 
 static PyObject *dispatcher_bind(PyObject *self, PyObject *grid) {
-    Bound *b = (Bound *)PyType_GenericAlloc(bound_type, 0);
-    if (b == NULL) {
-        return NULL;
-    }
-    Py_INCREF(self);
-    b->dispatcher = (Dispatcher *)self;
-    Py_INCREF(grid);
-    b->grid = grid;
-    return (PyObject *)b;
+    return tl_bound_new(self, grid);
 }
-
-static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-    Bound *b = (Bound *)self;
-    return dispatch(b->dispatcher, b->grid, args, kwargs);
-}
-
-/* Bound is not tracked by the garbage collector: one is made per launch, and a grid that
- * refers back to its own Bound is not a thing launches do. */
-static void bound_dealloc(PyObject *self) {
-    Bound *b = (Bound *)self;
-    PyTypeObject *type = Py_TYPE(self);
-    Py_CLEAR(b->dispatcher);
-    Py_CLEAR(b->grid);
-    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    free_fn(self);
-    Py_DECREF(type);
-}
-
-static PyObject *kernel_base_subscript(PyObject *self, PyObject *grid) {
-    KernelBase *k = (KernelBase *)self;
-    if (k->dispatcher != NULL) {
-        return dispatcher_bind(k->dispatcher, grid);
-    }
-    return PyObject_CallMethodObjArgs(self, s_getitem_slow, grid, NULL);
-}
-
-/* _set_dispatcher(dispatcher or None) */
-static PyObject *kernel_base_set(PyObject *self, PyObject *dispatcher) {
-    KernelBase *k = (KernelBase *)self;
-    if (dispatcher != Py_None && Py_TYPE(dispatcher) != dispatcher_type) {
-        PyErr_SetString(PyExc_TypeError, "_set_dispatcher takes a Dispatcher or None");
-        return NULL;
-    }
-    PyObject *value = dispatcher == Py_None ? NULL : dispatcher;
-    Py_XINCREF(value);
-    Py_XSETREF_COMPAT(k->dispatcher, value);
-    Py_RETURN_NONE;
-}
-
-static int kernel_base_traverse(PyObject *self, visitproc visit, void *arg) {
-    Py_VISIT(((KernelBase *)self)->dispatcher);
-    Py_VISIT(Py_TYPE(self)); /* instances of heap types visit their type */
-    return 0;
-}
-
-static int kernel_base_clear(PyObject *self) {
-    Py_CLEAR(((KernelBase *)self)->dispatcher);
-    return 0;
-}
-
-static void kernel_base_dealloc(PyObject *self) { gc_dealloc(self, kernel_base_clear); }
-
-static PyMethodDef kernel_base_methods[] = {
-    {"_set_dispatcher", kernel_base_set, METH_O, "Launch kernel[grid] through this Dispatcher."},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyType_Slot kernel_base_slots[] = {
-    {Py_mp_subscript, (void *)kernel_base_subscript},
-    {Py_tp_dealloc, (void *)kernel_base_dealloc},
-    {Py_tp_traverse, (void *)kernel_base_traverse},
-    {Py_tp_clear, (void *)kernel_base_clear},
-    {Py_tp_new, (void *)PyType_GenericNew},
-    {Py_tp_methods, (void *)kernel_base_methods},
-    {Py_tp_doc, (void *)"Base class of JITFunction: kernel[grid] in C."},
-    {0, NULL},
-};
-
-static PyType_Spec kernel_base_spec = {
-    "tilec._launcher.KernelBase", sizeof(KernelBase), 0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE, kernel_base_slots,
-};
 
 static PyMethodDef dispatcher_methods[] = {
     {"bind", dispatcher_bind, METH_O, "The launcher of one grid: bind(grid)(*args, **meta)."},
@@ -641,27 +357,16 @@ static PyType_Slot dispatcher_slots[] = {
     {0, NULL},
 };
 
-static PyType_Slot bound_slots[] = {
-    {Py_tp_call, (void *)bound_call},
-    {Py_tp_dealloc, (void *)bound_dealloc},
-    {Py_tp_doc, (void *)"kernel[grid]: call it with the kernel's arguments to launch."},
-    {0, NULL},
-};
-
 static PyType_Spec dispatcher_spec = {
     "tilec._launcher.Dispatcher", sizeof(Dispatcher), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, dispatcher_slots,
 };
 
-static PyType_Spec bound_spec = {
-    "tilec._launcher.Bound", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT, bound_slots,
-};
-
 static int intern_names(void) {
     struct { PyObject **slot; const char *text; } names[] = {
         {&s_kernels, "_kernels"}, {&s_cfg, "_cfg"}, {&s_active, "_active"},
-        {&s_data_ptr, "data_ptr"}, {&s_dtype, "dtype"}, {&s_is_cuda, "is_cuda"},
-        {&s_plan, "_plan"}, {&s_launch, "launch"}, {&s_getitem_slow, "_getitem_slow"},
+        {&tl_s_data_ptr, "data_ptr"}, {&tl_s_dtype, "dtype"}, {&tl_s_is_cuda, "is_cuda"},
+        {&s_plan, "_plan"}, {&s_launch, "launch"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (*names[i].slot == NULL &&
@@ -676,20 +381,14 @@ int tl_dispatch_add_types(PyObject *module) {
     if (intern_names() < 0) {
         return -1;
     }
-    dispatcher_type = (PyTypeObject *)PyType_FromSpec(&dispatcher_spec);
-    bound_type = (PyTypeObject *)PyType_FromSpec(&bound_spec);
-    kernel_base_type = (PyTypeObject *)PyType_FromSpec(&kernel_base_spec);
-    if (dispatcher_type == NULL || bound_type == NULL || kernel_base_type == NULL) {
+    tl_dispatcher_type = (PyTypeObject *)PyType_FromSpec(&dispatcher_spec);
+    if (tl_dispatcher_type == NULL) {
         return -1;
     }
-    PyTypeObject *exported[] = {dispatcher_type, kernel_base_type};
-    const char *names[] = {"Dispatcher", "KernelBase"};
-    for (int i = 0; i < 2; i++) {
-        Py_INCREF(exported[i]);
-        if (PyModule_AddObject(module, names[i], (PyObject *)exported[i]) < 0) {
-            Py_DECREF(exported[i]);
-            return -1;
-        }
+    Py_INCREF(tl_dispatcher_type);
+    if (PyModule_AddObject(module, "Dispatcher", (PyObject *)tl_dispatcher_type) < 0) {
+        Py_DECREF(tl_dispatcher_type);
+        return -1;
     }
     return 0;
 }

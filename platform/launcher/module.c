@@ -216,6 +216,15 @@ static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
+void tl_py_gc_dealloc(PyObject *self, inquiry clear) {
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    clear(self);
+    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_fn(self);
+    Py_DECREF(type);
+}
+
 PyObject *tl_py_cuda_failure(int rc) {
     const char *name = tl_cuda_error_name(rc);
     return tl_py_launch_error(rc, "cuLaunchKernel failed: %s (%d)",
@@ -320,7 +329,8 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__launcher(void) {
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddIntConstant(m, "MAX_ARGS", MAX_ARGS) < 0 ||
-                      tl_plan_add_type(m) < 0 || tl_dispatch_add_types(m) < 0)) {
+                      tl_plan_add_type(m) < 0 || tl_dispatch_add_types(m) < 0 ||
+                      tl_kernel_base_add_types(m) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,5 +1,5 @@
 /* What the binding's files share: errors raised as tilec.errors.LaunchError, argument packing
- * from Python objects, and the native dispatch types (dispatch.c, plan.c).
+ * from Python objects, and the native dispatch types (dispatch.c, plan.c, kernel_base.c).
  */
 #ifndef TILEC_PYGLUE_H
 #define TILEC_PYGLUE_H
@@ -17,6 +17,17 @@ int tl_py_pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot);
 PyObject *tl_py_fault_error(const tl_fault *f, const uint32_t grid[3]);
 PyObject *tl_py_cuda_failure(int rc);
 
+/* Deallocates a garbage-collected heap-type instance after clear() dropped its references. */
+void tl_py_gc_dealloc(PyObject *self, inquiry clear);
+
+/* Replaces a reference, releasing the old one last (Py_XSETREF is not in the limited API). */
+#define Py_XSETREF_COMPAT(field, value)                                                      \
+    do {                                                                                     \
+        PyObject *old_ = (PyObject *)(field);                                                \
+        (field) = (value);                                                                   \
+        Py_XDECREF(old_);                                                                    \
+    } while (0)
+
 /* plan.c: how one compiled kernel launches without Python. */
 enum { TL_PLAN_ERROR = -1, TL_PLAN_DONE = 0, TL_PLAN_DELEGATE = 1, TL_PLAN_ASSERT = 2 };
 typedef struct {
@@ -30,6 +41,12 @@ int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssiz
                 tl_assert_info *info);
 
 /* dispatch.c: the warm launch path of a @jit function. */
+extern PyTypeObject *tl_dispatcher_type;
+PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *args, PyObject *kwargs);
 int tl_dispatch_add_types(PyObject *module);
+
+/* kernel_base.c: kernel[grid] in C. */
+PyObject *tl_bound_new(PyObject *dispatcher, PyObject *grid);
+int tl_kernel_base_add_types(PyObject *module);
 
 #endif

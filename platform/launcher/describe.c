@@ -1,0 +1,145 @@
+/* Describing one launch argument as its specialization key part and launch value, exactly as
+ * the generated Python launch function does: numpy arrays through their struct, torch tensors
+ * through data_ptr(), dtype and is_cuda, small ints and floats inline, other types through
+ * the runtime's per-type describers. -1 sends the launch to the Python path.
+ */
+#include "dispatcher.h"
+
+#define NUMPY_WRITEABLE 0x0400
+
+/* (key, value) of an array with data pointer p: the aligned key when p is 16-byte aligned. */
+static int pointer_part(PyObject *pair, uintptr_t p, PyObject **key, PyObject **value) {
+    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
+        return -1;
+    }
+    *value = PyLong_FromVoidPtr((void *)p);
+    if (*value == NULL) {
+        return -1;
+    }
+    *key = PyTuple_GetItem(pair, (p & 15) == 0);
+    Py_INCREF(*key);
+    return 0;
+}
+
+/* The (unaligned, aligned) key pair of an array dtype from table (borrowed; NULL: unknown). */
+static PyObject *dtype_pair(Dispatcher *d, PyObject *table, PyObject *dtype) {
+    for (int i = 0; i < DTYPE_CACHE; i++) {
+        if (d->dtypes[i].dtype == dtype && d->dtypes[i].table == table) {
+            return d->dtypes[i].pair;
+        }
+    }
+    PyObject *pair = PyDict_GetItemWithError(table, dtype);
+    if (pair != NULL) {
+        int i = d->dtype_next;
+        d->dtype_next = (i + 1) % DTYPE_CACHE;
+        Py_INCREF(dtype);
+        Py_INCREF(table);
+        Py_INCREF(pair);
+        Py_XSETREF_COMPAT(d->dtypes[i].dtype, dtype);
+        Py_XSETREF_COMPAT(d->dtypes[i].table, table);
+        Py_XSETREF_COMPAT(d->dtypes[i].pair, pair);
+    }
+    return pair;
+}
+
+static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
+                          PyObject **value) {
+    if (d->np_data <= 0 || (kind == 'w' && d->np_flags <= 0)) {
+        return -1;
+    }
+    if (kind == 'w' && !(*(int *)((char *)a + d->np_flags) & NUMPY_WRITEABLE)) {
+        return -1; /* the Python path refuses a read-only output array */
+    }
+    uintptr_t p = *(uintptr_t *)((char *)a + d->np_data);
+    PyObject *dtype = PyObject_GetAttr(a, tl_s_dtype);
+    PyObject *pair = dtype ? dtype_pair(d, d->np_keys, dtype) : NULL;
+    Py_XDECREF(dtype);
+    return pointer_part(pair, p, key, value);
+}
+
+static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
+    PyObject *ptr = PyObject_CallMethodObjArgs(a, tl_s_data_ptr, NULL);
+    if (ptr == NULL || !PyLong_CheckExact(ptr)) {
+        Py_XDECREF(ptr);
+        return -1;
+    }
+    uintptr_t p = (uintptr_t)PyLong_AsUnsignedLongLongMask(ptr); /* torch's are >= 0 */
+    PyObject *is_cuda = PyObject_GetAttr(a, tl_s_is_cuda);
+    PyObject *dtype = PyObject_GetAttr(a, tl_s_dtype);
+    PyObject *pair = NULL;
+    if (is_cuda != NULL && dtype != NULL && !PyErr_Occurred()) {
+        pair = dtype_pair(d, is_cuda == Py_True ? d->pt_cuda : d->pt_host, dtype);
+    }
+    Py_XDECREF(is_cuda);
+    Py_XDECREF(dtype);
+    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
+        Py_DECREF(ptr);
+        return -1;
+    }
+    *key = PyTuple_GetItem(pair, (p & 15) == 0);
+    Py_INCREF(*key);
+    *value = ptr; /* torch's own int is the launch value */
+    return 0;
+}
+
+/* A describer's (key, value) result unpacked into new references. */
+static int unpack_pair(PyObject *result, PyObject **key, PyObject **value) {
+    if (result == NULL || !PyTuple_Check(result) || PyTuple_Size(result) != 2) {
+        Py_XDECREF(result);
+        return -1;
+    }
+    *key = PyTuple_GetItem(result, 0);
+    *value = PyTuple_GetItem(result, 1);
+    Py_INCREF(*key);
+    Py_INCREF(*value);
+    Py_DECREF(result);
+    return 0;
+}
+
+/* The key part and launch value of argument a, as the generated Python code computes them;
+ * -1 (an exception may be set) sends the launch to the Python path. */
+int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject **value) {
+    if (kind == 'c') {
+        *key = PyLong_CheckExact(a) ? (Py_INCREF(a), a)
+                                    : PyObject_CallFunctionObjArgs(d->constexpr_key, a, NULL);
+        if (*key == NULL) {
+            return -1;
+        }
+        *value = a;
+        Py_INCREF(a);
+        return 0;
+    }
+    if (kind == 'u') {
+        return unpack_pair(PyObject_CallFunctionObjArgs(d->unspecialized, a, NULL), key, value);
+    }
+    PyObject *type = (PyObject *)Py_TYPE(a);
+    if (type == d->np_type) {
+        return describe_numpy(d, a, kind, key, value);
+    }
+    if (type == d->pt_type) {
+        return describe_torch(d, a, key, value);
+    }
+    if (PyLong_CheckExact(a)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
+        if (!overflow && v >= INT32_MIN && v <= INT32_MAX) {
+            *key = PyTuple_GetItem(d->int_keys, v == 1 ? 0 : ((v & 15) ? 1 : 2));
+            Py_INCREF(*key);
+            *value = a;
+            Py_INCREF(a);
+            return 0;
+        }
+    } else if (PyFloat_CheckExact(a)) {
+        *key = PyTuple_GetItem(d->int_keys, 3);
+        Py_INCREF(*key);
+        *value = a;
+        Py_INCREF(a);
+        return 0;
+    }
+    PyObject *fn = PyDict_GetItemWithError(d->describers, type);
+    if (fn == NULL) {
+        return -1;
+    }
+    return unpack_pair(PyObject_CallFunctionObjArgs(fn, a, NULL), key, value);
+}
+

@@ -1,0 +1,48 @@
+/* The Dispatcher's state, shared by dispatch.c (binding, lookup, launch) and describe.c
+ * (arguments to key parts).
+ */
+#ifndef TILEC_DISPATCHER_H
+#define TILEC_DISPATCHER_H
+
+#include "pyglue.h"
+
+#define DTYPE_CACHE 8
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *jit;        /* the JITFunction */
+    PyObject *table;      /* its kernel table and the configuration the table belongs to, at */
+    PyObject *cfg;        /* creation (a new configuration makes the JIT create a new one) */
+    PyObject *last_kernel; /* the kernel launched last and its plan */
+    PyObject *last_plan;
+    PyObject *last_keys;  /* the keys of the last table hit and its kernel (entries are only */
+    PyObject *hit_kernel; /* ever added to a table, so a hit stays valid) */
+    struct {
+        PyObject *dtype, *table, *pair;
+    } dtypes[DTYPE_CACHE]; /* recently seen array dtypes: their key pairs without hashing */
+    int dtype_next;
+    PyObject *config;     /* tilec.config: ``_active``, the configuration in force */
+    PyObject *slow;       /* the generated launch function: slow(grid, *args, **kwargs) */
+    PyObject *names;      /* parameter names (tuple of str) */
+    PyObject *defaults;   /* defaults, ``missing`` where a parameter has none */
+    PyObject *missing;
+    PyObject *kinds;      /* bytes: 'c' constexpr, 'u' do_not_specialize, 'n' other, 'w' written */
+    PyObject *np_type;    /* numpy.ndarray, or None */
+    Py_ssize_t np_data;   /* byte offsets of its data pointer and flags (0: unknown) */
+    Py_ssize_t np_flags;
+    PyObject *np_keys;    /* numpy dtype -> (unaligned key, aligned key) */
+    PyObject *pt_type;    /* torch.Tensor, or None */
+    PyObject *pt_host;    /* torch dtype -> key pair, host and CUDA tensors */
+    PyObject *pt_cuda;
+    PyObject *describers; /* type -> describer(value) -> (key, value) */
+    PyObject *constexpr_key;
+    PyObject *unspecialized;
+    PyObject *int_keys;   /* (ONE, I32, I32 divisible by 16, FP32) */
+    Py_ssize_t n;
+} Dispatcher;
+
+extern PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
+
+int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject **value);
+
+#endif
