@@ -32,12 +32,17 @@ static PyObject *dtype_pair(Dispatcher *d, PyObject *table, PyObject *dtype) {
     if (pair != NULL) {
         int i = d->dtype_next;
         d->dtype_next = (i + 1) % DTYPE_CACHE;
+        /* all three set before any old one is released (which may run Python code) */
+        PyObject *old[3] = {d->dtypes[i].dtype, d->dtypes[i].table, d->dtypes[i].pair};
         Py_INCREF(dtype);
         Py_INCREF(table);
         Py_INCREF(pair);
-        Py_XSETREF_COMPAT(d->dtypes[i].dtype, dtype);
-        Py_XSETREF_COMPAT(d->dtypes[i].table, table);
-        Py_XSETREF_COMPAT(d->dtypes[i].pair, pair);
+        d->dtypes[i].dtype = dtype;
+        d->dtypes[i].table = table;
+        d->dtypes[i].pair = pair;
+        for (int j = 0; j < 3; j++) {
+            Py_XDECREF(old[j]);
+        }
     }
     return pair;
 }

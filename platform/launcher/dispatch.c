@@ -181,21 +181,32 @@ static PyObject *evaluate_grid(Dispatcher *d, PyObject *grid, PyObject *const *b
     return result;
 }
 
+/* Stores two new references that belong together before releasing the old ones: releasing
+ * can run Python code (and other threads), which must never see one without the other. */
+static void remember_pair(PyObject **a, PyObject *a_value, PyObject **b, PyObject *b_value) {
+    PyObject *old_a = *a, *old_b = *b;
+    *a = a_value;
+    *b = b_value;
+    Py_XDECREF(old_a);
+    Py_XDECREF(old_b);
+}
+
 /* The kernel's plan (new reference; None when it has none), remembered for the last kernel. */
 static PyObject *plan_of(Dispatcher *d, PyObject *kernel) {
-    if (kernel != d->last_kernel) {
-        PyObject *plan = PyObject_GetAttr(kernel, s_plan);
-        if (plan == NULL) {
-            PyErr_Clear();
-            plan = Py_None;
-            Py_INCREF(plan);
-        }
-        Py_INCREF(kernel);
-        Py_XSETREF_COMPAT(d->last_kernel, kernel);
-        Py_XSETREF_COMPAT(d->last_plan, plan);
+    if (kernel == d->last_kernel) {
+        Py_INCREF(d->last_plan);
+        return d->last_plan;
     }
-    Py_INCREF(d->last_plan);
-    return d->last_plan;
+    PyObject *plan = PyObject_GetAttr(kernel, s_plan);
+    if (plan == NULL) {
+        PyErr_Clear();
+        plan = Py_None;
+        Py_INCREF(plan);
+    }
+    Py_INCREF(kernel);
+    Py_INCREF(plan);
+    remember_pair(&d->last_kernel, kernel, &d->last_plan, plan);
+    return plan;
 }
 
 static PyObject *launch_kernel(Dispatcher *d, PyObject *kernel, PyObject *grid,
@@ -261,12 +272,9 @@ static PyObject *lookup(Dispatcher *d, PyObject *keys) {
 
 /* Whether key parts equal the last hit's keys: by identity (interned pointer keys, small
  * ints), else by value as the table's lookup would compare them. */
-static int same_as_last(Dispatcher *d, PyObject *const *parts) {
-    if (d->last_keys == NULL) {
-        return 0;
-    }
-    for (Py_ssize_t i = 0; i < d->n; i++) {
-        PyObject *last = PyTuple_GetItem(d->last_keys, i);
+static int same_keys(PyObject *keys, PyObject *const *parts, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *last = PyTuple_GetItem(keys, i);
         if (last != parts[i] && PyObject_RichCompareBool(last, parts[i], Py_EQ) != 1) {
             PyErr_Clear();
             return 0;
@@ -277,9 +285,18 @@ static int same_as_last(Dispatcher *d, PyObject *const *parts) {
 
 /* The kernel for these key parts (new reference; NULL without an exception: not compiled). */
 static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
-    if (same_as_last(d, parts)) {
-        Py_INCREF(d->hit_kernel);
-        return d->hit_kernel;
+    if (d->last_keys != NULL) {
+        /* held across the comparison, which may run Python code and let another thread
+         * replace the remembered hit */
+        PyObject *keys = d->last_keys, *kernel = d->hit_kernel;
+        Py_INCREF(keys);
+        Py_INCREF(kernel);
+        int same = same_keys(keys, parts, d->n);
+        Py_DECREF(keys);
+        if (same) {
+            return kernel;
+        }
+        Py_DECREF(kernel);
     }
     PyObject *keys = PyTuple_New(d->n);
     if (keys == NULL) {
@@ -293,8 +310,7 @@ static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
     PyObject *kernel = lookup(d, keys);
     if (kernel != NULL) {
         Py_INCREF(kernel);
-        Py_XSETREF_COMPAT(d->hit_kernel, kernel);
-        Py_XSETREF_COMPAT(d->last_keys, keys);
+        remember_pair(&d->hit_kernel, kernel, &d->last_keys, keys);
     } else {
         Py_DECREF(keys);
     }

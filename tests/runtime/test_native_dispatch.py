@@ -168,3 +168,33 @@ def test_warm_launches_leak_no_references():
         launch(x, y, out, 1.0, 64, False, None, BLOCK=64)
         axpy[(1,)](x, y, out, 1.0, 64, False, None, BLOCK=64)
     assert [sys.getrefcount(v) for v in (x, y, out, launch)] == before
+
+
+def test_threads_alternating_specializations_get_their_own_kernels():
+    import threading
+    import time
+
+    def grid(meta):
+        time.sleep(0)  # lets another thread run between lookup and launch
+        return (tilec.cdiv(meta["n"], meta["BLOCK"]),)
+
+    errors: list[BaseException] = []
+
+    def work(dtype) -> None:
+        try:
+            rng = np.random.default_rng()
+            for _ in range(30):
+                x = rng.standard_normal(200).astype(dtype)
+                y = rng.standard_normal(200).astype(dtype)
+                out = np.full(200, np.nan, dtype)
+                axpy[grid](x, y, out, 2.0, 200, False, None, BLOCK=64)
+                np.testing.assert_allclose(out, _reference(x, y, 2.0, False), rtol=1e-5, atol=1e-5)
+        except BaseException as exc:  # reported below: a thread cannot fail the test itself
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in [np.float32, np.float64] * 3]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors[0]
