@@ -22,9 +22,6 @@ from ..scalar import constant, from_compute, to_compute
 from ..tiles import BufferTile, Index, MapTile, Scope, Tile, storage
 from .elementwise import elementwise
 
-# per-element cost (Tile.cost) up to which a store loop counts as streaming memory
-STREAMING_COST = 8
-
 
 def _pointee(ptr_elem: Element) -> Element:
     assert isinstance(ptr_elem, PointerType)
@@ -201,19 +198,7 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
         addr = address(s, ptr, idx)
         guarded(s.b, m, lambda: s.b.store(v, addr, align=_align(elem)))
 
-    width = streaming_width(lw, value)
-    emit_nest(lw.b, shape, body, find_split([value], mask), skip_masked_off=True, width=width)
-
-
-def streaming_width(lw: Lowering, value: Tile) -> int | None:
-    """Vector lanes for a store loop that only streams memory (little arithmetic per element):
-    with 512-bit registers, 256-bit accesses, which split across cache lines half as often on
-    unaligned arrays (measured on znver4: a 4M-element fp32 vector add ~10% faster, alternating
-    both in one process); compute-heavy loops keep LLVM's choice (full width)."""
-    bits = T.bit_width(storage(value.elem)) if not isinstance(value.elem, PointerType) else 64
-    if lw.vector_width < 16 or value.cost() > STREAMING_COST:
-        return None
-    return 256 // max(bits, 8)
+    emit_nest(lw.b, shape, body, find_split([value], mask), skip_masked_off=True)
 
 
 # -- atomics ----------------------------------------------------------------------------------
