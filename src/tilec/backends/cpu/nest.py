@@ -29,11 +29,13 @@ def counted_loop(
     name: str = "i",
     unroll: bool = True,
     vectorize: bool = True,
+    width: int | None = None,
 ) -> Iterator[ir.Value]:
     """``for i in range(lo, hi)`` over i64; the body is emitted inside the ``with``.
 
     ``unroll=False`` keeps LLVM from unrolling a rarely run loop, which keeps code size and
-    compile time down; ``vectorize=False`` also keeps the loop vectorizer away from it."""
+    compile time down; ``vectorize=False`` also keeps the loop vectorizer away from it;
+    ``width`` asks the vectorizer for that many lanes."""
     fn = b.function
     pre = b.block
     header = fn.append_basic_block(f"{name}.head")
@@ -50,18 +52,29 @@ def counted_loop(
     nxt.flags.extend(["nuw", "nsw"])
     i.add_incoming(nxt, b.block)
     latch = b.branch(header)
-    if not unroll or not vectorize:
-        latch.set_metadata("llvm.loop", _loop_options(b.module, vectorize))
+    if not unroll or not vectorize or width:
+        latch.set_metadata("llvm.loop", _loop_options(b.module, unroll, vectorize, width))
     b.position_at_end(exit_)
 
 
-def _loop_options(module: ir.Module, vectorize: bool) -> ir.MDValue:
+def _loop_options(
+    module: ir.Module, unroll: bool, vectorize: bool, width: int | None
+) -> ir.MDValue:
     # LLVM wants a loop ID to be a distinct node naming itself first, which llvmlite cannot
     # build: a unique "tilec.loop.N" string stands in and the compiler rewrites it in the text
-    options = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])]
+    def option(*values: ir.Value) -> ir.MDValue:
+        return module.add_metadata(list(values))
+
+    options = []
+    if not unroll or not vectorize:
+        options.append(option(ir.MetaDataString(module, "llvm.loop.unroll.disable")))
     if not vectorize:
-        off = [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(T.i1, 0)]
-        options.append(module.add_metadata(off))
+        options.append(
+            option(ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(T.i1, 0))
+        )
+    elif width:
+        name = ir.MetaDataString(module, "llvm.loop.vectorize.width")
+        options.append(option(name, ir.Constant(T.i32, width)))
     tag = ir.MetaDataString(module, f"{LOOP_ID_TAG}{len(module.metadata)}")
     return module.add_metadata([tag, *options])
 
@@ -158,10 +171,12 @@ def emit_nest(
     row_begin: RowHook | None = None,
     row_end: RowHook | None = None,
     masked_partial_rows: bool = False,
+    width: int | None = None,
 ) -> None:
     """Emit loops over ``shape`` calling ``body(scope, idx)`` for every element.
 
-    ``row_begin`` / ``row_end`` run before and after each innermost row (reductions use them)."""
+    ``row_begin`` / ``row_end`` run before and after each innermost row (reductions use them);
+    ``width``: the vector lanes asked of the innermost loops (None: LLVM's choice)."""
     form = range_form(split) if split is not None else None
     outer, n = tuple(shape[:-1]), shape[-1]
 
@@ -176,10 +191,12 @@ def emit_nest(
         if row_begin is not None:
             row_begin(row, idx)
         if form is None or split is None:
-            with counted_loop(b, row.zero, row.const(n), "e") as i:
+            with counted_loop(b, row.zero, row.const(n), "e", width=width) as i:
                 body(Scope(b, parent=row), (*idx, i))
         else:
-            _split_row(b, row, form, split, idx, n, body, skip_masked_off, masked_partial_rows)
+            _split_row(
+                b, row, form, split, idx, n, body, skip_masked_off, masked_partial_rows, width
+            )
         if row_end is not None:
             row_end(row, idx)
 
@@ -204,6 +221,7 @@ def _split_row(
     body: Body,
     skip_masked_off: bool,
     masked_partial_rows: bool = False,
+    width: int | None = None,
 ) -> None:
     """A full row (mask true everywhere, the common case away from the edges) runs a loop with
     the mask known true and a constant trip count: plain SIMD loads and stores, no remainder.
@@ -214,17 +232,17 @@ def _split_row(
     full, partial, done = (fn.append_basic_block(f"row.{k}") for k in ("full", "part", "done"))
     b.cbranch(b.icmp_unsigned("==", lim, row.const(n)), full, partial)
     b.position_at_end(full)
-    with counted_loop(b, row.zero, row.const(n), "all") as i:
+    with counted_loop(b, row.zero, row.const(n), "all", width=width) as i:
         body(Scope(b, {id(split): True}, parent=row), (*idx, i))
     b.branch(done)
     b.position_at_end(partial)
     if masked_partial_rows and not skip_masked_off:
-        with counted_loop(b, row.zero, row.const(n), "some", unroll=False) as i:
+        with counted_loop(b, row.zero, row.const(n), "some", unroll=False, width=width) as i:
             body(Scope(b, parent=row), (*idx, i))
         b.branch(done)
         b.position_at_end(done)
         return
-    with counted_loop(b, row.zero, lim, "on") as i:
+    with counted_loop(b, row.zero, lim, "on", width=width) as i:
         body(Scope(b, {id(split): True}, parent=row), (*idx, i))
     if not skip_masked_off:
         # masked-off lanes mostly compute constants: LLVM 22's vectorizer can assert on such

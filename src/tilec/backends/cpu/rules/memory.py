@@ -22,6 +22,9 @@ from ..scalar import constant, from_compute, to_compute
 from ..tiles import BufferTile, Index, MapTile, Scope, Tile, storage
 from .elementwise import elementwise
 
+# per-element cost (Tile.cost) up to which a store loop counts as streaming memory
+STREAMING_COST = 8
+
 
 def _pointee(ptr_elem: Element) -> Element:
     assert isinstance(ptr_elem, PointerType)
@@ -198,7 +201,20 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
         addr = address(s, ptr, idx)
         guarded(s.b, m, lambda: s.b.store(v, addr, align=_align(elem)))
 
-    emit_nest(lw.b, shape, body, find_split([value], mask), skip_masked_off=True)
+    width = streaming_width(lw, value)
+    emit_nest(lw.b, shape, body, find_split([value], mask), skip_masked_off=True, width=width)
+
+
+def streaming_width(lw: Lowering, value: Tile) -> int | None:
+    """Vector lanes for a store loop that streams memory to memory (reads memory lazily, little
+    arithmetic per element): 256-bit on targets with 512-bit registers. Measured on znver4,
+    alternating both variants in either order: a 4M-element fp32 vector add runs 8-16% faster
+    with 256-bit loads and stores (a plain C loop shows the same); a store of computed values
+    (a softmax's quotient read from a buffer) keeps full width, which is ~2% faster there."""
+    if lw.vector_width < 16 or not value.has_load or value.cost() > STREAMING_COST:
+        return None
+    bits = T.bit_width(storage(value.elem)) if not isinstance(value.elem, PointerType) else 64
+    return 256 // max(bits, 8)
 
 
 # -- atomics ----------------------------------------------------------------------------------
