@@ -293,11 +293,15 @@ THREAD_FN(pool_main) {
     worker_arg w = *(worker_arg *)arg;
     free(arg);
     pool *p = w.p;
+    int took_part = 1;
     for (;;) {
-        /* Watch for the next job a while, then sleep until one comes. Job, wanted and
+        /* Watch for the next job a while (only a worker the last job used: the pool may hold
+         * more workers than today's grids want), then sleep until one comes. Job, wanted and
          * generation are read together under the lock: a worker that was not wanted may see a
          * later generation than the one that woke it, and must then read that job's fields. */
-        spin_while_u64(&p->generation, w.seen, TL_WORKER_SPIN_NS);
+        if (took_part) {
+            spin_while_u64(&p->generation, w.seen, TL_WORKER_SPIN_NS);
+        }
         lock(&p->lock);
         while (p->generation == w.seen) {
             cond_wait(&p->wake, &p->lock);
@@ -306,6 +310,7 @@ THREAD_FN(pool_main) {
         int take = w.index < p->wanted;
         grid_job *job = p->job;
         unlock(&p->lock);
+        took_part = take;
         if (take) {
             work(job);
             lock(&p->lock);
