@@ -8,6 +8,9 @@
  * millisecond-long grid, and launches usually come back to back. Win32 threads, SRW locks and
  * Interlocked* on Windows; pthreads and the GCC/Clang __atomic builtins elsewhere.
  */
+#if !defined(_WIN32) && !defined(__APPLE__)
+#define _XOPEN_SOURCE 700 /* clock_gettime and CLOCK_MONOTONIC under -std=c11 */
+#endif
 #include <stdlib.h>
 
 #include "tilec_launcher.h"
