@@ -417,10 +417,12 @@ static int run_pooled(grid_job *job, int threads) {
     return 1;
 }
 
-/* Chunks small enough that each share splits into several (load balance), large enough that
- * the shares' counters are touched rarely. */
+/* Chunks small enough that each share splits into many: when one thread is slowed (a core
+ * shared with another process), the others finish at most a chunk apart, 1/32 of a share; large
+ * enough that the shares' counters are touched rarely (a chunk of a 64-program grid is one
+ * ~40-microsecond program, so its claim is noise). */
 static int64_t chunk_size(int64_t total, int threads) {
-    int64_t chunk = total / ((int64_t)threads * 8);
+    int64_t chunk = total / ((int64_t)threads * 32);
     if (chunk < 1) {
         chunk = 1;
     }
