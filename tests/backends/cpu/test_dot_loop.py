@@ -130,3 +130,41 @@ def test_shared_expensive_offsets() -> None:
     c = np.full((m, n), np.nan, np.float32)
     _shared_expensive_mask[(1,)](a, b, c, k, M=m, N=n)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+
+
+@tilec.jit
+def _plus_equals(
+    a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+    FORM: tl.constexpr,
+):  # fmt: skip
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+        if FORM == 0:
+            acc += tl.dot(a, b)
+        elif FORM == 1:
+            acc = tl.dot(a, b) + acc
+        else:  # the dot has an accumulator of its own: added, not fused
+            acc = acc + tl.dot(a, b, tl.full((BM, BN), 0.5, tl.float32))
+        a_ptrs += BK
+        b_ptrs += BK * N
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("form", [0, 1, 2])
+@pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 64), (50, 40, 37)])
+def test_accumulating_by_addition(form: int, m: int, n: int, k: int) -> None:
+    rng = np.random.default_rng()
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    grid = (tilec.cdiv(m, 32), tilec.cdiv(n, 32))
+    _plus_equals[grid](a, b, c, m, n, k, BM=32, BN=32, BK=16, FORM=form)
+    want = a.astype(np.float64) @ b + (0.5 * tilec.cdiv(k, 16) if form == 2 else 0.0)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)

@@ -51,8 +51,8 @@ class Lowering:
         self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
         self.vector_registers = vector_registers
         self.in_combine = False  # lowering a reduce/scan combine region
-        # dots lowered by a surrounding construct instead of their rule (rules/dot_loop.py)
-        self.dot_hooks: dict[Op, Callable[[Op], None]] = {}
+        # ops lowered by a surrounding construct instead of their rule (rules/dot_loop.py)
+        self.op_hooks: dict[Op, Rule] = {}
         # a trial lowering whose code is thrown away: nothing may be allocated for it
         self.probing = False
         self._stack_bytes = 0
@@ -196,7 +196,7 @@ class Lowering:
             self.lower_op(op)
 
     def lower_op(self, op: Op) -> None:
-        rule = self.rules.get(type(op))
+        rule = self.op_hooks.get(op) or self.rules.get(type(op))
         if rule is None:
             raise LoweringError(
                 f"the CPU backend has no lowering for '{op.name}' ({type(op).__name__})", op.loc

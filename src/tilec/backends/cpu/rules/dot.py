@@ -28,11 +28,6 @@ def accumulator_type(a: ScalarType, acc: ScalarType) -> ScalarType:
 
 
 def _dot(lw: Lowering, op: O.DotOp) -> None:
-    hook = lw.dot_hooks.get(op)
-    if hook is not None:  # a step of a loop that keeps the accumulator in registers
-        hook(op)
-        lw.define(op.result, lw.get(op.operands[2]))
-        return
     a_v, b_v, c_v = op.operands
     ea, eb, ec = (element_of(v.type) for v in op.operands)
     assert isinstance(ea, ScalarType) and isinstance(eb, ScalarType) and isinstance(ec, ScalarType)

@@ -17,6 +17,7 @@ from llvmlite import ir
 
 from ....errors import TilecError
 from ....ir import ops as O
+from ....ir.core import Op, Value
 from ....ir.types import TileType, element_of, float32
 from ...llvm import types as T
 from ..lower import Lowered, Lowering
@@ -51,6 +52,7 @@ EmitFor = Callable[[Lowering, O.ForOp, dict[int, Lowered]], Callable[[], list[Lo
 class DotLoop:
     dot: O.DotOp
     acc: int  # the accumulator's position among the loop's iter args
+    add: O.BinaryOp | None  # ``acc + dot(a, b)`` (the dot's own accumulator is zero)
 
 
 def match(lw: Lowering, op: O.ForOp, stepped: Callable[[int], bool]) -> DotLoop | None:
@@ -60,39 +62,63 @@ def match(lw: Lowering, op: O.ForOp, stepped: Callable[[int], bool]) -> DotLoop 
     dots = [o for o in body.ops if isinstance(o, O.DotOp)]
     if len(dots) != 1 or not isinstance(term, O.YieldOp):
         return None
-    dot = dots[0]
-    c_v = dot.operands[2]
-    args = body.args[1:]
-    acc = next((i for i, a in enumerate(args) if a is c_v), None)
-    if acc is None or term.operands[acc] is not dot.result:
-        return None
-    if lw.live.users.get(c_v) != {dot} or lw.live.users.get(dot.result) != {term}:
-        return None
-    if sum(1 for v in term.operands if v is dot.result) != 1:
-        return None
-    if any(element_of(v.type) != float32 for v in dot.operands):
+    plan = _accumulation(lw, op, dots[0])
+    if plan is None or any(element_of(v.type) != float32 for v in plan.dot.operands):
         return None
     for inner in body.ops:
-        if inner is dot or inner is term:
+        if inner in (plan.dot, plan.add, term):
             continue
         if not isinstance(inner, _PURE) or (isinstance(inner, O.LoadOp) and inner.volatile):
             return None
-    for i, a in enumerate(args):
-        if i != acc and isinstance(a.type, TileType) and not stepped(i):
+    for i, a in enumerate(body.args[1:]):
+        if i != plan.acc and isinstance(a.type, TileType) and not stepped(i):
             return None
-    c_t = dot.result.type
+    c_t = plan.dot.result.type
     assert isinstance(c_t, TileType)
     if not fits_micro_kernel(lw, BufferTile(c_t.shape, float32, _NULL)):
         return None
-    a_t, b_t = _probe_operands(lw, op, dot, stepped)
+    a_t, b_t = _probe_operands(lw, op, plan, stepped)
     a_in, b_in = _as_in_place(a_t), _as_in_place(b_t)
     if a_in is None or b_in is None or b_in.step != 1:
         return None
-    return DotLoop(dot, acc)
+    return plan
+
+
+def _accumulation(lw: Lowering, op: O.ForOp, dot: O.DotOp) -> DotLoop | None:
+    """How the loop accumulates ``dot``: ``acc = dot(a, b, acc)`` or ``acc = acc + dot(a, b)``
+    (either operand order), with the accumulator and each step read by nothing else."""
+    users = lw.live.users
+    term = op.body.terminator
+    assert term is not None
+    args = op.body.args[1:]
+    step: Op = dot
+    add: O.BinaryOp | None = None
+    acc_v = dot.operands[2]
+    only_add = users.get(dot.result) and len(users[dot.result]) == 1
+    user = next(iter(users[dot.result])) if only_add else None
+    if isinstance(user, O.BinaryOp) and user.kind is O.BinaryKind.ADD and _is_zero(acc_v):
+        add, step = user, user
+        others = [v for v in user.operands if v is not dot.result]
+        acc_v = others[0] if len(others) == 1 else acc_v
+    acc = next((i for i, a in enumerate(args) if a is acc_v), None)
+    if acc is None or term.operands[acc] is not step.result:
+        return None
+    if users.get(acc_v) != {step} or users.get(step.result) != {term}:
+        return None
+    if add is not None and users.get(dot.result) != {add}:
+        return None
+    if sum(1 for v in term.operands if v is step.result) != 1:
+        return None
+    return DotLoop(dot, acc, add)
+
+
+def _is_zero(v: Value) -> bool:
+    d = v.defining_op
+    return isinstance(d, O.ConstantOp) and d.value == 0
 
 
 def _probe_operands(
-    lw: Lowering, op: O.ForOp, dot: O.DotOp, stepped: Callable[[int], bool]
+    lw: Lowering, op: O.ForOp, plan: DotLoop, stepped: Callable[[int], bool]
 ) -> tuple[Lowered | None, Lowered | None]:
     """The dot's operands as the body lowers them, from a trial lowering of the body into a
     scratch function (thrown away): their stride and mask facts decide the plan."""
@@ -111,9 +137,9 @@ def _probe_operands(
                 init = MapTile(init.shape, init.elem, [src], _keep, stride_rule=lambda s: s[0])
             lw.env[arg] = init
         for inner in body.ops:
-            if inner is not dot and inner is not body.terminator:
+            if inner not in (plan.dot, plan.add, body.terminator):
                 lw.lower_op(inner)
-        return lw.env.get(dot.operands[0]), lw.env.get(dot.operands[1])
+        return lw.env.get(plan.dot.operands[0]), lw.env.get(plan.dot.operands[1])
     except TilecError:
         return None, None
     finally:
@@ -132,18 +158,24 @@ def lower(lw: Lowering, op: O.ForOp, plan: DotLoop, emit_for: EmitFor) -> None:
     lw.write(lw.tile(op.init_args[plan.acc], c_t.shape), c)
     with each_block(lw, blocking(lw, m, n), m, n) as blk:
         blk.load(lw.b, c)
-        lw.dot_hooks[plan.dot] = lambda _: _step(lw, plan.dot, blk)
+        lw.op_hooks[plan.dot] = lambda lw, dot: _step(lw, plan.dot, blk, c)
+        if plan.add is not None:  # the sum is the block's registers too
+            lw.op_hooks[plan.add] = lambda lw, add: lw.define(add.result, c)
         values = emit_for(lw, op, {plan.acc: c})
         blk.store(lw.b, c)
-    del lw.dot_hooks[plan.dot]
+    for hooked in (plan.dot, plan.add):
+        if hooked is not None:
+            del lw.op_hooks[hooked]
     # read after the block loops: the carried slots hold what the last run left (every run
     # computes the same values)
     for r, v in zip(op.results, values()):
         lw.env[r] = v
 
 
-def _step(lw: Lowering, dot: O.DotOp, blk: Block) -> None:
-    """One iteration's ``acc += a @ b`` on the block's registers."""
+def _step(lw: Lowering, dot: O.DotOp, blk: Block, c: BufferTile) -> None:
+    """One iteration's ``acc += a @ b`` on the block's registers (``c`` stands for the dot's
+    result: the accumulator's buffer, written after the loop)."""
+    lw.define(dot.result, c)
     b = lw.b
     a_t, b_t = lw.tile(dot.operands[0]), lw.tile(dot.operands[1])
     a_in = _as_in_place(a_t)
