@@ -125,23 +125,36 @@ class Case:
 
 class Timer:
     """Median wall time (default), or the calling thread's CPU time with one thread everywhere
-    (``--single-thread``: robust when other processes share the cores)."""
+    (``--single-thread``: robust when other processes share the cores), of contenders timed in
+    interleaved rounds."""
 
     def __init__(self, single_thread: bool):
         self.single_thread = single_thread
         self.clock = time.thread_time if single_thread else time.perf_counter
 
-    def __call__(self, fn: Callable[[], Any], min_time: float = 0.3, min_reps: int = 5) -> float:
-        fn()
-        times: list[float] = []
-        start = time.perf_counter()
-        while len(times) < min_reps or time.perf_counter() - start < min_time:
-            t0 = self.clock()
-            fn()
-            times.append((self.clock() - t0) * 1e3)
-            if len(times) > 2000:
-                break
-        return statistics.median(times)
+    def interleaved(
+        self, fns: dict[str, Callable[[], Any]], rounds: int = 15, round_time: float = 0.02
+    ) -> dict[str, float]:
+        """Median time per call of each contender, over rounds that take turns (the order
+        rotates every round): a slow spell of a shared machine then hits all of them alike,
+        where back-to-back windows of 0.3 s each swung the tilec/torch ratio by +-30% between
+        runs. A short pause before each round lets the previous contender's threads go idle;
+        its first call (a warm-up, untimed) absorbs their wake-up."""
+        names = list(fns)
+        times: dict[str, list[float]] = {name: [] for name in names}
+        for r in range(rounds):
+            for name in names[r % len(names) :] + names[: r % len(names)]:
+                fn = fns[name]
+                time.sleep(0.002)
+                fn()
+                start = time.perf_counter()
+                while True:  # at least one timed call per round
+                    t0 = self.clock()
+                    fn()
+                    times[name].append((self.clock() - t0) * 1e3)
+                    if time.perf_counter() - start >= round_time:
+                        break
+        return {name: statistics.median(t) for name, t in times.items()}
 
 
 def _check(name: str, got: np.ndarray, ref: np.ndarray, tol: float) -> None:
@@ -307,10 +320,16 @@ def _interpreter_available() -> bool:
 def _measure(name: str, case: Case, timer: Timer, quick: bool) -> dict[str, Any]:
     case.tilec()
     case.check()
+    time.sleep(0.2)  # the float64 reference ran on OpenBLAS threads, which spin a while after
     row: dict[str, Any] = {"kernel": name}
-    row["tilec_ms"] = timer(case.tilec)
-    row["torch_ms"] = timer(case.torch) if case.torch else None
-    row["numpy_ms"] = timer(case.numpy)
+    # numpy last and on its own: OpenBLAS's threads spin for tens of milliseconds after a
+    # call, which would slow whichever contender took the next turn
+    contenders = {"tilec": case.tilec}
+    if case.torch is not None:
+        contenders["torch"] = case.torch
+    times = timer.interleaved(contenders)
+    row["tilec_ms"], row["torch_ms"] = times["tilec"], times.get("torch")
+    row["numpy_ms"] = timer.interleaved({"numpy": case.numpy})["numpy"]
     if _interpreter_available():
         row["interpreter_ms"], row["interpreter_source"] = run_interpreter(case), "measured"
     elif name in INTERPRETER_REFERENCE_MS and not quick:
