@@ -168,3 +168,18 @@ def test_accumulating_by_addition(form: int, m: int, n: int, k: int) -> None:
     _plus_equals[grid](a, b, c, m, n, k, BM=32, BN=32, BK=16, FORM=form)
     want = a.astype(np.float64) @ b + (0.5 * tilec.cdiv(k, 16) if form == 2 else 0.0)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 64), (50, 40, 37)])
+def test_half_precision_operands(dtype: str, m: int, n: int, k: int) -> None:
+    # fp16 / bf16 operands read in place and widened as they are loaded, fp32 accumulation
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator().manual_seed(int(np.random.default_rng().integers(1 << 30)))
+    a = torch.randn((m, k), generator=gen).to(getattr(torch, dtype))
+    b = torch.randn((k, n), generator=gen).to(getattr(torch, dtype))
+    c = torch.full((m, n), float("nan"), dtype=torch.float32)
+    grid = (tilec.cdiv(m, 32), tilec.cdiv(n, 32))
+    _plus_equals[grid](a, b, c, m, n, k, BM=32, BN=32, BK=16, FORM=0)
+    want = a.double().numpy() @ b.double().numpy()
+    np.testing.assert_allclose(c.numpy(), want, rtol=1e-5, atol=1e-4)

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
+from ...ir.types import Element
 from ..llvm import types as T
 from ..llvm.intrinsics import call_same
 from .lower import Lowering
 from .nest import counted_loop
 from .operand import Operand, Packed
 from .scalar import cast, to_compute
-from .tiles import BufferTile, MapTile, Scope
+from .tiles import BufferTile, MapTile, Scope, storage
 
 
 def vector_registers(features: str, triple: str) -> int:
@@ -115,25 +116,58 @@ class Block:
             for v, acc in enumerate(row):
                 b.store(b.load(acc, typ=self.vec), self._c_ptr(b, c, r, v), align=4)
 
-    def multiply(self, b: ir.IRBuilder, a_rows: list[ir.Value], a_step: int, bm: Operand) -> None:
+    def multiply(
+        self, b: ir.IRBuilder, a_rows: list[ir.Value], a_step: int, a_elem: Element, bm: Operand
+    ) -> None:
         """accs += A[rows, :] @ B[:, cols]: ``a_rows`` point at each row's first element
-        (``a_step`` elements apart along it); ``bm`` has unit step (rows load as vectors)."""
+        (``a_step`` elements apart along it); ``bm`` has unit step (rows load as vectors).
+        fp16 / bf16 elements are widened to fp32 as they are loaded."""
         vec, vl = self.vec, self.bk.vl
         k_dim = bm.shape[0]
+        a_t, b_t = storage(a_elem), storage(bm.elem)
+        a_align, b_align = T.bit_width(a_t) // 8, T.bit_width(b_t) // 8  # element alignment
+        b_vec = ir.VectorType(b_t, vl)
         splat_mask = ir.Constant(ir.VectorType(T.i32, vl), [0] * vl)
         with counted_loop(b, ir.Constant(T.i64, 0), ir.Constant(T.i64, k_dim), "mk") as k:
             b_row = bm.row(b, k)
             bv = [
-                b.load(b.gep(b_row, [c], source_etype=T.f32), typ=vec, align=4) for c in self.cols
+                _widen(
+                    b,
+                    b.load(b.gep(b_row, [c], source_etype=b_t), typ=b_vec, align=b_align),
+                    bm.elem,
+                )
+                for c in self.cols
             ]
             a_col = b.mul(k, ir.Constant(T.i64, a_step)) if a_step != 1 else k
             for r, row in enumerate(self.accs):
-                av = b.load(b.gep(a_rows[r], [a_col], source_etype=T.f32), typ=T.f32)
+                av = b.load(b.gep(a_rows[r], [a_col], source_etype=a_t), typ=a_t, align=a_align)
+                av = _widen(b, av, a_elem)
                 one = b.insert_element(ir.Constant(vec, None), av, ir.Constant(T.i32, 0))
                 splat = b.shuffle_vector(one, ir.Constant(vec, None), splat_mask)
                 for v, acc in enumerate(row):
                     cur = b.load(acc, typ=vec)
                     b.store(call_same(b, "fmuladd", splat, bv[v], cur), acc)
+
+
+def _widen(b: ir.IRBuilder, x: ir.Value, elem: Element) -> ir.Value:
+    """fp16 / bf16 storage (a scalar or a vector) as fp32; fp32 as it is."""
+    name = str(elem)
+    if name == "fp32":
+        return x
+    lanes = x.type.count if isinstance(x.type, ir.VectorType) else None
+
+    def of(t: ir.Type) -> ir.Type:
+        return ir.VectorType(t, lanes) if lanes else t
+
+    if name == "fp16":
+        return b.fpext(x, of(T.f32))
+    assert name == "bf16", f"no fp32 widening for {name}"
+    wide = b.zext(x, of(T.i32))
+    sixteen = ir.Constant(of(T.i32), [16] * lanes if lanes else 16)
+    return b.bitcast(b.shl(wide, sixteen), of(T.f32))
+
+
+WIDENED = ("fp16", "bf16", "fp32")  # operand types the fp32 kernel reads and widens itself
 
 
 @contextlib.contextmanager
@@ -157,7 +191,7 @@ def micro_kernel(lw: Lowering, a: Operand, bm: Operand, c: BufferTile) -> None:
     with each_block(lw, blocking(lw, m, n), m, n) as blk:
         a_rows = [a.row(lw.b, r) for r in blk.rows]
         blk.load(lw.b, c)
-        blk.multiply(lw.b, a_rows, a.step, bm)
+        blk.multiply(lw.b, a_rows, a.step, a.elem, bm)
         blk.store(lw.b, c)
 
 

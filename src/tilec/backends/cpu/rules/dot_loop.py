@@ -21,7 +21,7 @@ from ....ir.core import Op, Value
 from ....ir.types import TileType, element_of, float32
 from ...llvm import types as T
 from ..lower import Lowered, Lowering
-from ..matmul import Block, blocking, each_block, fits_micro_kernel
+from ..matmul import WIDENED, Block, blocking, each_block, fits_micro_kernel
 from ..operand import InPlace, Packed, in_bounds, in_place
 from ..tiles import BufferTile, MapTile, Scope, Tile, ViewTile
 from .memory import LoadTile
@@ -63,7 +63,7 @@ def match(lw: Lowering, op: O.ForOp, stepped: Callable[[int], bool]) -> DotLoop 
     if len(dots) != 1 or not isinstance(term, O.YieldOp):
         return None
     plan = _accumulation(lw, op, dots[0])
-    if plan is None or any(element_of(v.type) != float32 for v in plan.dot.operands):
+    if plan is None or not _types_ok(plan.dot):
         return None
     for inner in body.ops:
         if inner in (plan.dot, plan.add, term):
@@ -110,6 +110,12 @@ def _accumulation(lw: Lowering, op: O.ForOp, dot: O.DotOp) -> DotLoop | None:
     if sum(1 for v in term.operands if v is step.result) != 1:
         return None
     return DotLoop(dot, acc, add)
+
+
+def _types_ok(dot: O.DotOp) -> bool:
+    """fp32 accumulation of fp32, fp16 or bf16 operands (both the same type)."""
+    ea, eb, ec = (element_of(v.type) for v in dot.operands)
+    return ec == float32 and ea == eb and str(ea) in WIDENED
 
 
 def _is_zero(v: Value) -> bool:
@@ -190,7 +196,7 @@ def _step(lw: Lowering, dot: O.DotOp, blk: Block, c: BufferTile) -> None:
     _packed_step(lw, blk, a_t, b_t)
     b.branch(done)
     b.position_at_end(fast)
-    blk.multiply(b, [a_in.row(b, r) for r in blk.rows], a_in.step, b_in)
+    blk.multiply(b, [a_in.row(b, r) for r in blk.rows], a_in.step, a_in.elem, b_in)
     b.branch(done)
     b.position_at_end(done)
 
@@ -213,6 +219,5 @@ def _packed_step(lw: Lowering, blk: Block, a_t: Tile, b_t: Tile) -> None:
     a_rows = lw.materialize(ViewTile((mr, k_dim), a_t, rows_of_block, a_t.stride(), True))
     b_buf = lw.materialize(b_t)
     packed = Packed(a_rows)
-    blk.multiply(
-        lw.b, [packed.row(lw.b, ir.Constant(T.i64, r)) for r in range(mr)], 1, Packed(b_buf)
-    )
+    a_ptrs = [packed.row(lw.b, ir.Constant(T.i64, r)) for r in range(mr)]
+    blk.multiply(lw.b, a_ptrs, 1, a_t.elem, Packed(b_buf))
