@@ -12,7 +12,7 @@ from ....errors import UnsupportedFeature
 from ....ir import ops as O
 from ....ir.types import Element, ScalarType, element_of, float32, float64, int32, shape_of
 from ..lower import Lowering
-from ..matmul import as_work, fits_micro_kernel, matmul, micro_kernel
+from ..matmul import WIDENED, as_work, fits_micro_kernel, matmul, micro_kernel
 from ..operand import InPlace, Packed, in_bounds, in_place
 from ..scalar import cast
 from ..tiles import BufferTile, MapTile, Tile
@@ -82,10 +82,13 @@ def _multiply(lw: Lowering, a: Tile, b: Tile, c: BufferTile) -> None:
     lw.b.position_at_end(done)
 
 
-def _in_place(t: Tile, elem: Element) -> InPlace | None:
-    if not isinstance(t, LoadTile) or t.volatile or t.elem != elem:
+def _in_place(t: Tile, acc: Element) -> InPlace | None:
+    """``t`` read in place by the fp32 kernel (which widens fp16 / bf16 itself)."""
+    if not isinstance(t, LoadTile) or t.volatile or str(acc) != "fp32":
         return None
-    return in_place(t.ptr, t.mask, elem)
+    if str(t.elem) not in WIDENED:
+        return None
+    return in_place(t.ptr, t.mask, t.elem)
 
 
 RULES: dict[type, Callable[..., None]] = {O.DotOp: _dot}
