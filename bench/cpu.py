@@ -138,14 +138,15 @@ class Timer:
         """Median time per call of each contender, over rounds that take turns (the order
         rotates every round): a slow spell of a shared machine then hits all of them alike,
         where back-to-back windows of 0.3 s each swung the tilec/torch ratio by +-30% between
-        runs. A short pause before each round lets the previous contender's threads go idle;
-        its first call (a warm-up, untimed) absorbs their wake-up."""
+        runs. A pause before each round lets the previous contender's threads stop spinning
+        (torch's OpenMP workers spin for milliseconds after a call); the round's first call (a
+        warm-up, untimed) absorbs the wake-up of its own threads."""
         names = list(fns)
         times: dict[str, list[float]] = {name: [] for name in names}
         for r in range(rounds):
             for name in names[r % len(names) :] + names[: r % len(names)]:
                 fn = fns[name]
-                time.sleep(0.002)
+                time.sleep(0.02)
                 fn()
                 start = time.perf_counter()
                 while True:  # at least one timed call per round
