@@ -1,9 +1,10 @@
-"""The CPU matrix-multiply kernel used by DotOp: C += A @ B on row-major stack buffers.
+"""The CPU matrix-multiply kernel used by DotOp: C += A @ B, C a row-major stack buffer.
 
-fp32 uses a register-tiled micro-kernel: an MR x (NV*VL) block of C stays in SIMD registers
-(VL = the host's float vector width) while k runs, each step one broadcast of A times NV vectors
-of B with fused multiply-adds. Other types (and odd shapes) use an i-k-j loop whose contiguous
-innermost loop LLVM vectorizes. Rank-3 operands loop over the batch first.
+fp32 accumulation uses a register-tiled micro-kernel: an MR x (NV*VL) block of C stays in SIMD
+registers (VL = the host's float vector width) while k runs, each step one broadcast of A times
+NV vectors of B with fused multiply-adds; A and B are packed buffers or memory read in place
+(operand.py), fp16 / bf16 widened as loaded. Other types (and odd shapes) use an i-k-j loop whose
+contiguous innermost loop LLVM vectorizes. Rank-3 operands loop over the batch first.
 """
 
 from __future__ import annotations
