@@ -14,6 +14,11 @@ with zipfile.ZipFile(wheel) as zf:
     if not names:
         sys.exit(f"{wheel.name} has no native launcher (the build fell back to pure Python)")
     for name in names:
-        pathlib.Path("src", name).write_bytes(zf.read(name))
+        # written beside and renamed over: a process that has the old module loaded keeps
+        # its mapping instead of seeing the file change under it
+        target = pathlib.Path("src", name)
+        partial = target.with_name(target.name + ".partial")
+        partial.write_bytes(zf.read(name))
+        partial.replace(target)
         print(f"built src/{name}")
 PY
