@@ -181,7 +181,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
         specialize.describer,
         specialize.describe_unspecialized,
         specialize.constexpr_key,
-        tuple(MISSING if p.default is inspect.Parameter.empty else p.default for p in params),
+        _defaults(params),
         evaluate_grid,
         fast_np[0] if fast_np else _Never,
         fast_np[1] if fast_np else 0,
@@ -210,25 +210,13 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
         return None
     fast_np = specialize.numpy_fast_path()
     torch = sys.modules.get("torch")
-    written = jit._written
-    kinds = bytes(
-        ord(
-            "c"
-            if p.constexpr
-            else "u"
-            if p.do_not_specialize
-            else "w"
-            if p.name in written
-            else "n"
-        )
-        for p in params
-    )
-    dispatcher = native.Dispatcher(
+    kinds = b"".join(_native_kind(p, jit._written) for p in params)
+    return native.Dispatcher(
         jit,
         config,
         launch,
         tuple(p.name for p in params),
-        tuple(MISSING if p.default is inspect.Parameter.empty else p.default for p in params),
+        _defaults(params),
         MISSING,
         kinds,
         fast_np[0] if fast_np else None,
@@ -243,7 +231,21 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
         specialize.describe_unspecialized,
         (specialize.ONE, specialize.I32, specialize.I32 + 1, specialize.FP32),
     )
-    return dispatcher
+
+
+def _defaults(params: Sequence[Parameter]) -> tuple[Any, ...]:
+    """Each parameter's default, MISSING where it has none."""
+    return tuple(MISSING if p.default is inspect.Parameter.empty else p.default for p in params)
+
+
+def _native_kind(p: Parameter, written: Collection[str]) -> bytes:
+    """How the native dispatcher describes a parameter: constexpr, do_not_specialize, an
+    array the kernel writes (a read-only numpy array goes to the Python path), or other."""
+    if p.constexpr:
+        return b"c"
+    if p.do_not_specialize:
+        return b"u"
+    return b"w" if p.name in written else b"n"
 
 
 def parameters_of(

@@ -57,6 +57,9 @@ class _KernelBase:
     def __getitem__(self, grid: Any) -> Callable[..., LaunchedKernel]:
         return self._getitem_slow(grid)  # type: ignore[attr-defined,no-any-return]
 
+    def _set_dispatcher(self, dispatcher: Any) -> None:
+        """Only the native base subscripts through a dispatcher; here ``_bind`` serves."""
+
 
 def _kernel_base() -> type:
     """The native launcher's KernelBase (``kernel[grid]`` in C) when it is built."""
@@ -144,14 +147,12 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
             self._bind = functools.partial(functools.partial, launch)
         else:
             self._bind = dispatcher.bind
-            if hasattr(self, "_set_dispatcher"):
-                self._set_dispatcher(dispatcher)
+            self._set_dispatcher(dispatcher)
         return self._bind
 
     def _reset_bind(self) -> None:
         self._bind = None
-        if hasattr(self, "_set_dispatcher"):
-            self._set_dispatcher(None)
+        self._set_dispatcher(None)
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> LaunchedKernel:
         """Compile (and load) for these arguments without running."""

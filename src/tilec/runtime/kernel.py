@@ -268,9 +268,8 @@ def _torch_stream_getters() -> tuple[Callable[[], int], Callable[[int], int]] | 
 
 
 def _current_torch_device() -> int | None:
-    torch = sys.modules.get("torch")
-    get_device = getattr(getattr(torch, "_C", None), "_cuda_getDevice", None)
-    return int(get_device()) if get_device is not None else None
+    getters = _torch_stream_getters()
+    return int(getters[0]()) if getters is not None else None
 
 
 def _null_stream() -> int:
@@ -311,13 +310,15 @@ class CudaKernel(LaunchedKernel):
         native = launcher.native_module()
         if native is None:
             return None
-        getters = _torch_stream_getters() if "torch" in sys.modules else None
-        fast = getters is not None and self._device is not None
-        get_device, get_stream = getters if fast and getters else (None, None)
+        getters = _torch_stream_getters()
+        stream: tuple[Any, ...]  # (get_device, get_stream, device, stream function)
+        if getters is not None and self._device is not None:
+            stream = (*getters, self._device, None)
+        else:
+            stream = (None, None, None, self._stream)
         return native.Plan(
             False, self._function, self._block, self._shared, 1, self._codes, self._pick,
-            get_device, get_stream, self._device if fast else None,
-            None if fast else self._stream,
+            *stream,
         )  # fmt: skip
 
     def _generate_launch(self, n: int) -> Callable[..., None]:

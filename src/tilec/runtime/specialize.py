@@ -142,14 +142,25 @@ def numpy_fast_path() -> tuple[type, int] | None:
 
 
 _NUMPY_WRITEABLE = 0x0400  # NPY_ARRAY_WRITEABLE
+_NUMPY_FLAGS_OFFSET: int | None = None
 
 
 def numpy_flags_offset() -> int:
-    """Where numpy keeps an array's flags word (0 when it cannot be confirmed): five pointer
-    fields after the data pointer, checked on a writeable and a read-only array."""
-    numpy = sys.modules.get("numpy")
-    data = _numpy_data_offset(numpy.empty(1)) if numpy is not None else -1
-    if numpy is None or data <= 0:
+    """Where numpy keeps an array's flags word (0 when it cannot be confirmed), checked once
+    per process on a writeable and a read-only array: after the data pointer come nd (padded
+    to a word), dimensions, strides, base and descr, six words in all."""
+    global _NUMPY_FLAGS_OFFSET
+    if _NUMPY_FLAGS_OFFSET is None:
+        numpy = sys.modules.get("numpy")
+        if numpy is None:
+            return 0
+        _NUMPY_FLAGS_OFFSET = _probe_numpy_flags(numpy)
+    return _NUMPY_FLAGS_OFFSET
+
+
+def _probe_numpy_flags(numpy: Any) -> int:
+    data = _numpy_data_offset(numpy.empty(1))
+    if data <= 0:
         return 0
     offset = data + 6 * ctypes.sizeof(ctypes.c_void_p)
     writeable, frozen = numpy.empty(1), numpy.empty(1)
