@@ -7,17 +7,17 @@
 
 #define NUMPY_WRITEABLE 0x0400
 
-/* (key, value) of an array with data pointer p: the aligned key when p is 16-byte aligned. */
-static int pointer_part(PyObject *pair, uintptr_t p, PyObject **key, PyObject **value) {
-    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
-        return -1;
-    }
-    *value = PyLong_FromVoidPtr((void *)p);
-    if (*value == NULL) {
+/* (key, value) of an array with data pointer p, given as the int `address` (a new reference,
+ * stolen): the key from the dtype's pair, its aligned one when p is 16-byte aligned. */
+static int pointer_part(PyObject *pair, uintptr_t p, PyObject *address, PyObject **key,
+                        PyObject **value) {
+    if (address == NULL || pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
+        Py_XDECREF(address);
         return -1;
     }
     *key = PyTuple_GetItem(pair, (p & 15) == 0);
     Py_INCREF(*key);
+    *value = address;
     return 0;
 }
 
@@ -59,7 +59,7 @@ static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
     PyObject *dtype = PyObject_GetAttr(a, tl_s_dtype);
     PyObject *pair = dtype ? dtype_pair(d, d->np_keys, dtype) : NULL;
     Py_XDECREF(dtype);
-    return pointer_part(pair, p, key, value);
+    return pointer_part(pair, p, PyLong_FromVoidPtr((void *)p), key, value);
 }
 
 static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
@@ -77,14 +77,7 @@ static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject *
     }
     Py_XDECREF(is_cuda);
     Py_XDECREF(dtype);
-    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
-        Py_DECREF(ptr);
-        return -1;
-    }
-    *key = PyTuple_GetItem(pair, (p & 15) == 0);
-    Py_INCREF(*key);
-    *value = ptr; /* torch's own int is the launch value */
-    return 0;
+    return pointer_part(pair, p, ptr, key, value); /* torch's own int is the launch value */
 }
 
 /* A describer's (key, value) result unpacked into new references. */
