@@ -1,7 +1,8 @@
 /* Describing one launch argument as its specialization key part and launch value, exactly as
- * the generated Python launch function does: numpy arrays through their struct, torch tensors
- * through data_ptr(), dtype and is_cuda, small ints and floats inline, other types through
- * the runtime's per-type describers. -1 sends the launch to the Python path.
+ * the generated Python launch function does: numpy arrays through their struct (data pointer,
+ * flags, dtype), torch tensors through data_ptr(), dtype and is_cuda (read through the type's
+ * own descriptors), small ints and floats inline, other types through the runtime's per-type
+ * describers. -1 sends the launch to the Python path.
  */
 #include "dispatcher.h"
 
@@ -56,9 +57,14 @@ static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
         return -1; /* the Python path refuses a read-only output array */
     }
     uintptr_t p = *(uintptr_t *)((char *)a + d->np_data);
-    PyObject *dtype = PyObject_GetAttr(a, tl_s_dtype);
-    PyObject *pair = dtype ? dtype_pair(d, d->np_keys, dtype) : NULL;
-    Py_XDECREF(dtype);
+    PyObject *pair;
+    if (d->np_descr > 0) { /* the array's own dtype object, which ``a.dtype`` returns */
+        pair = dtype_pair(d, d->np_keys, *(PyObject **)((char *)a + d->np_descr));
+    } else {
+        PyObject *dtype = PyObject_GetAttr(a, tl_s_dtype);
+        pair = dtype ? dtype_pair(d, d->np_keys, dtype) : NULL;
+        Py_XDECREF(dtype);
+    }
     return pointer_part(pair, p, PyLong_FromVoidPtr((void *)p), key, value);
 }
 
@@ -69,8 +75,15 @@ static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject *
         return -1;
     }
     uintptr_t p = (uintptr_t)PyLong_AsUnsignedLongLongMask(ptr); /* torch's are >= 0 */
-    PyObject *is_cuda = PyObject_GetAttr(a, tl_s_is_cuda);
-    PyObject *dtype = PyObject_GetAttr(a, tl_s_dtype);
+    PyObject *is_cuda, *dtype;
+    if (d->pt_dtype.get != NULL) {
+        PyObject *type = (PyObject *)Py_TYPE(a);
+        is_cuda = d->pt_is_cuda.get(d->pt_is_cuda.descr, a, type);
+        dtype = is_cuda ? d->pt_dtype.get(d->pt_dtype.descr, a, type) : NULL;
+    } else {
+        is_cuda = PyObject_GetAttr(a, tl_s_is_cuda);
+        dtype = is_cuda ? PyObject_GetAttr(a, tl_s_dtype) : NULL;
+    }
     PyObject *pair = NULL;
     if (is_cuda != NULL && dtype != NULL && !PyErr_Occurred()) {
         pair = dtype_pair(d, is_cuda == Py_True ? d->pt_cuda : d->pt_host, dtype);
@@ -121,14 +134,14 @@ int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject 
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
         if (!overflow && v >= INT32_MIN && v <= INT32_MAX) {
-            *key = PyTuple_GetItem(d->int_keys, v == 1 ? 0 : ((v & 15) ? 1 : 2));
+            *key = d->int_key[v == 1 ? 0 : ((v & 15) ? 1 : 2)];
             Py_INCREF(*key);
             *value = a;
             Py_INCREF(a);
             return 0;
         }
     } else if (PyFloat_CheckExact(a)) {
-        *key = PyTuple_GetItem(d->int_keys, 3);
+        *key = d->int_key[3];
         Py_INCREF(*key);
         *value = a;
         Py_INCREF(a);

@@ -15,23 +15,74 @@ PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
 
 #define DISPATCHER_FIELDS(X)                                                                 \
     X(jit) X(config) X(slow) X(names) X(defaults) X(missing) X(kinds) X(np_type) X(np_keys)  \
-        X(pt_type) X(pt_host) X(pt_cuda) X(describers) X(constexpr_key) X(unspecialized)     \
-            X(int_keys)
+        X(pt_type) X(pt_host) X(pt_cuda) X(pt_getters) X(describers) X(constexpr_key)        \
+            X(unspecialized) X(int_keys)
+#define N_FIELDS 17
+
+/* The __get__ of a data descriptor (which no instance attribute can shadow), or NULL. */
+static tl_getter data_descriptor_getter(PyObject *descr) {
+    PyTypeObject *type = Py_TYPE(descr);
+    tl_getter get = (tl_getter)PyType_GetSlot(type, Py_tp_descr_get);
+    return PyType_GetSlot(type, Py_tp_descr_set) != NULL ? get : NULL;
+}
+
+/* torch.Tensor's dtype and is_cuda read through their descriptors, as generic attribute
+ * lookup reads them, when the type uses generic lookup; otherwise by name. */
+static void resolve_torch_getters(Dispatcher *d) {
+    d->pt_dtype.get = d->pt_is_cuda.get = NULL;
+    if (!PyType_Check(d->pt_type) || !PyTuple_Check(d->pt_getters) ||
+        PyTuple_Size(d->pt_getters) != 2 ||
+        PyType_GetSlot((PyTypeObject *)d->pt_type, Py_tp_getattro) !=
+            (void *)PyObject_GenericGetAttr) {
+        return;
+    }
+    d->pt_dtype.descr = PyTuple_GetItem(d->pt_getters, 0);
+    d->pt_is_cuda.descr = PyTuple_GetItem(d->pt_getters, 1);
+    tl_getter dtype = data_descriptor_getter(d->pt_dtype.descr);
+    tl_getter is_cuda = data_descriptor_getter(d->pt_is_cuda.descr);
+    if (dtype != NULL && is_cuda != NULL) {
+        d->pt_dtype.get = dtype;
+        d->pt_is_cuda.get = is_cuda;
+    }
+}
+
+/* The parameter tables as C arrays, borrowed from the tuples the dispatcher holds. */
+static int unpack_tables(Dispatcher *d) {
+    PyMem_Free(d->name_at);
+    PyMem_Free(d->default_at);
+    d->name_at = PyMem_Calloc((size_t)d->n + 1, sizeof(PyObject *));
+    d->default_at = PyMem_Calloc((size_t)d->n + 1, sizeof(PyObject *));
+    if (d->name_at == NULL || d->default_at == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        d->name_at[i] = PyTuple_GetItem(d->names, i);
+        d->default_at[i] = PyTuple_GetItem(d->defaults, i);
+    }
+    for (int i = 0; i < 4; i++) {
+        d->int_key[i] = PyTuple_GetItem(d->int_keys, i);
+    }
+    d->kind_at = PyBytes_AsString(d->kinds);
+    d->config_dict = PyModule_Check(d->config) ? PyModule_GetDict(d->config) : NULL;
+    return d->kind_at != NULL && d->config_dict != NULL ? 0 : -1;
+}
 
 static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
     Dispatcher *d = (Dispatcher *)self_obj;
-    PyObject *o[16];
-    Py_ssize_t np_data, np_flags;
+    PyObject *o[N_FIELDS];
+    Py_ssize_t np_data, np_flags, np_descr;
     (void)kwargs;
-    if (!PyArg_ParseTuple(args, "OOOO!OOSOnnO!OO!O!O!OOO!", &o[0], &o[1], &o[2], &PyTuple_Type,
-                          &o[3], &o[4], &o[5], &o[6], &o[7], &np_data, &np_flags, &PyDict_Type,
-                          &o[8], &o[9], &PyDict_Type, &o[10], &PyDict_Type, &o[11],
-                          &PyDict_Type, &o[12], &o[13], &o[14], &PyTuple_Type, &o[15])) {
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OSOnnnO!OO!O!OO!OOO!", &o[0], &PyModule_Type, &o[1],
+                          &o[2], &PyTuple_Type, &o[3], &PyTuple_Type, &o[4], &o[5], &o[6],
+                          &o[7], &np_data, &np_flags, &np_descr, &PyDict_Type, &o[8], &o[9],
+                          &PyDict_Type, &o[10], &PyDict_Type, &o[11], &o[12], &PyDict_Type,
+                          &o[13], &o[14], &o[15], &PyTuple_Type, &o[16])) {
         return -1;
     }
     Py_ssize_t n = PyTuple_Size(o[3]);
     if (n > MAX_ARGS || PyTuple_Size(o[4]) != n || PyBytes_Size(o[6]) != n ||
-        PyTuple_Size(o[15]) != 4) {
+        PyTuple_Size(o[16]) != 4) {
         PyErr_SetString(PyExc_ValueError, "Dispatcher: inconsistent parameter tables");
         return -1;
     }
@@ -49,7 +100,12 @@ static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     Py_CLEAR(d->hit_kernel);
     d->np_data = np_data;
     d->np_flags = np_flags;
+    d->np_descr = np_descr;
     d->n = n;
+    resolve_torch_getters(d);
+    if (unpack_tables(d) < 0) {
+        return -1;
+    }
     PyObject *table = PyObject_GetAttr(d->jit, s_kernels);
     PyObject *cfg = table ? PyObject_GetAttr(d->jit, s_cfg) : NULL;
     if (cfg == NULL || !PyDict_Check(table)) {
@@ -89,6 +145,11 @@ static int dispatcher_clear(PyObject *self_obj) {
     DISPATCHER_FIELDS(CLEAR)
     CACHED_FIELDS(CLEAR)
 #undef CLEAR
+    PyMem_Free(d->name_at);
+    PyMem_Free(d->default_at);
+    d->name_at = d->default_at = NULL;
+    d->kind_at = NULL;
+    d->n = 0;
     return 0;
 }
 
@@ -96,32 +157,43 @@ static void dispatcher_dealloc(PyObject *self) { tl_py_gc_dealloc(self, dispatch
 
 /* ------------------------------------------------------------------------- dispatching */
 
-static PyObject *slow_path(Dispatcher *d, PyObject *grid, PyObject *args, PyObject *kwargs) {
-    Py_ssize_t n = PyTuple_Size(args);
-    PyObject *full = PyTuple_New(n + 1);
-    if (full == NULL) {
+/* The generated launch function's call, slow(grid, *args, **kwargs), from a vector call. */
+static PyObject *slow_path(Dispatcher *d, PyObject *grid, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *full = PyTuple_New(nargs + 1);
+    PyObject *kwargs = kwnames != NULL ? PyDict_New() : NULL;
+    if (full == NULL || (kwnames != NULL && kwargs == NULL)) {
+        Py_XDECREF(full);
         return NULL;
     }
     Py_INCREF(grid);
     PyTuple_SetItem(full, 0, grid);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyTuple_GetItem(args, i);
-        Py_INCREF(item);
-        PyTuple_SetItem(full, i + 1, item);
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SetItem(full, i + 1, args[i]);
+    }
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_Size(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        if (PyDict_SetItem(kwargs, PyTuple_GetItem(kwnames, i), args[nargs + i]) < 0) {
+            Py_DECREF(full);
+            Py_DECREF(kwargs);
+            return NULL;
+        }
     }
     PyObject *result = PyObject_Call(d->slow, full, kwargs);
     Py_DECREF(full);
+    Py_XDECREF(kwargs);
     return result;
 }
 
 static Py_ssize_t param_index(Dispatcher *d, PyObject *name) {
     for (Py_ssize_t i = 0; i < d->n; i++) {
-        if (PyTuple_GetItem(d->names, i) == name) {
+        if (d->name_at[i] == name) {
             return i;
         }
     }
     for (Py_ssize_t i = 0; i < d->n; i++) {
-        if (PyUnicode_Compare(PyTuple_GetItem(d->names, i), name) == 0) {
+        if (PyUnicode_Compare(d->name_at[i], name) == 0) {
             return i;
         }
     }
@@ -130,28 +202,25 @@ static Py_ssize_t param_index(Dispatcher *d, PyObject *name) {
 }
 
 /* The arguments in parameter order (borrowed), defaults filled in; 0 when Python must bind. */
-static int bind_arguments(Dispatcher *d, PyObject *args, PyObject *kwargs, PyObject **bound) {
-    Py_ssize_t nargs = PyTuple_Size(args);
+static int bind_arguments(Dispatcher *d, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames, PyObject **bound) {
     if (nargs > d->n) {
         return 0;
     }
     for (Py_ssize_t i = 0; i < d->n; i++) {
-        bound[i] = i < nargs ? PyTuple_GetItem(args, i) : NULL;
+        bound[i] = i < nargs ? args[i] : NULL;
     }
-    if (kwargs != NULL) {
-        Py_ssize_t pos = 0;
-        PyObject *name, *value;
-        while (PyDict_Next(kwargs, &pos, &name, &value)) {
-            Py_ssize_t i = param_index(d, name);
-            if (i < 0 || bound[i] != NULL) {
-                return 0; /* a launch option (num_warps=...) or a duplicate */
-            }
-            bound[i] = value;
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_Size(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        Py_ssize_t i = param_index(d, PyTuple_GetItem(kwnames, k));
+        if (i < 0 || bound[i] != NULL) {
+            return 0; /* a launch option (num_warps=...) or a duplicate */
         }
+        bound[i] = args[nargs + k];
     }
     for (Py_ssize_t i = 0; i < d->n; i++) {
         if (bound[i] == NULL) {
-            bound[i] = PyTuple_GetItem(d->defaults, i);
+            bound[i] = d->default_at[i];
             if (bound[i] == d->missing) {
                 return 0;
             }
@@ -171,7 +240,7 @@ static PyObject *evaluate_grid(Dispatcher *d, PyObject *grid, PyObject *const *b
         return NULL;
     }
     for (Py_ssize_t i = 0; i < d->n; i++) {
-        if (PyDict_SetItem(meta, PyTuple_GetItem(d->names, i), bound[i]) < 0) {
+        if (PyDict_SetItem(meta, d->name_at[i], bound[i]) < 0) {
             Py_DECREF(meta);
             return NULL;
         }
@@ -256,8 +325,7 @@ static PyObject *launch_kernel(Dispatcher *d, PyObject *kernel, PyObject *grid,
 
 /* The configuration in force is the one the table belongs to. */
 static int config_current(Dispatcher *d) {
-    PyObject *active = PyObject_GetAttr(d->config, s_active);
-    Py_XDECREF(active); /* only compared: the module keeps it alive */
+    PyObject *active = PyDict_GetItemWithError(d->config_dict, s_active); /* borrowed */
     PyErr_Clear();
     return active != NULL && active == d->cfg;
 }
@@ -317,16 +385,16 @@ static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
     return kernel;
 }
 
-PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *args, PyObject *kwargs) {
+PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames) {
     Dispatcher *d = (Dispatcher *)dispatcher;
     PyObject *bound[MAX_ARGS], *values[MAX_ARGS], *parts[MAX_ARGS];
-    const char *kinds = PyBytes_AsString(d->kinds);
-    if (!bind_arguments(d, args, kwargs, bound) || !config_current(d)) {
-        return slow_path(d, grid, args, kwargs);
+    if (!bind_arguments(d, args, nargs, kwnames, bound) || !config_current(d)) {
+        return slow_path(d, grid, args, nargs, kwnames);
     }
     Py_ssize_t done = 0;
     for (; done < d->n; done++) {
-        if (tl_describe(d, bound[done], kinds[done], &parts[done], &values[done]) < 0) {
+        if (tl_describe(d, bound[done], d->kind_at[done], &parts[done], &values[done]) < 0) {
             break;
         }
     }
@@ -346,7 +414,7 @@ PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *args, PyOb
     }
     if (kernel == NULL) {
         PyErr_Clear();
-        return slow_path(d, grid, args, kwargs);
+        return slow_path(d, grid, args, nargs, kwnames);
     }
     return result;
 }

@@ -8,6 +8,8 @@
 
 #define DTYPE_CACHE 8
 
+typedef PyObject *(*tl_getter)(PyObject *descr, PyObject *obj, PyObject *type);
+
 typedef struct {
     PyObject_HEAD
     PyObject *jit;        /* the JITFunction */
@@ -21,23 +23,34 @@ typedef struct {
         PyObject *dtype, *table, *pair;
     } dtypes[DTYPE_CACHE]; /* recently seen array dtypes: their key pairs without hashing */
     int dtype_next;
-    PyObject *config;     /* tilec.config: ``_active``, the configuration in force */
+    PyObject *config;     /* tilec.config: ``_active``, the configuration in force, is read */
+    PyObject *config_dict; /* from its dict (borrowed: the module holds it) */
     PyObject *slow;       /* the generated launch function: slow(grid, *args, **kwargs) */
     PyObject *names;      /* parameter names (tuple of str) */
     PyObject *defaults;   /* defaults, ``missing`` where a parameter has none */
     PyObject *missing;
     PyObject *kinds;      /* bytes: 'c' constexpr, 'u' do_not_specialize, 'n' other, 'w' written */
+    PyObject **name_at;   /* names and defaults as C arrays (borrowed from the tuples), kinds */
+    PyObject **default_at; /* as chars */
+    const char *kind_at;
     PyObject *np_type;    /* numpy.ndarray, or None */
     Py_ssize_t np_data;   /* byte offsets of its data pointer and flags (0: unknown) */
     Py_ssize_t np_flags;
+    Py_ssize_t np_descr;  /* where it keeps its dtype (0: ask for ``dtype``) */
     PyObject *np_keys;    /* numpy dtype -> (unaligned key, aligned key) */
     PyObject *pt_type;    /* torch.Tensor, or None */
     PyObject *pt_host;    /* torch dtype -> key pair, host and CUDA tensors */
     PyObject *pt_cuda;
+    PyObject *pt_getters; /* (dtype, is_cuda) data descriptors of torch.Tensor, or None */
+    struct {
+        PyObject *descr;  /* borrowed from pt_getters */
+        tl_getter get;    /* its __get__ (NULL: generic attribute lookup) */
+    } pt_dtype, pt_is_cuda;
     PyObject *describers; /* type -> describer(value) -> (key, value) */
     PyObject *constexpr_key;
     PyObject *unspecialized;
     PyObject *int_keys;   /* (ONE, I32, I32 divisible by 16, FP32) */
+    PyObject *int_key[4]; /* the same, borrowed */
     Py_ssize_t n;
 } Dispatcher;
 

@@ -5,10 +5,14 @@
  * Python, and calling the Bound runs the dispatcher's warm path; before that, subscripting
  * calls ``self._getitem_slow(grid)``.
  */
+#include <stddef.h>
+
 #include "pyglue.h"
+#include "structmember.h"
 
 typedef struct {
     PyObject_HEAD
+    tl_vectorcall vectorcall; /* bound_vectorcall: calls pass arguments without a tuple/dict */
     PyObject *dispatcher;
     PyObject *grid;
 } Bound;
@@ -21,11 +25,19 @@ typedef struct {
 static PyTypeObject *bound_type;
 static PyObject *s_getitem_slow;
 
+static PyObject *bound_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames) {
+    Bound *b = (Bound *)self;
+    Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~PY_VECTORCALL_ARGUMENTS_OFFSET);
+    return tl_dispatch(b->dispatcher, b->grid, args, nargs, kwnames);
+}
+
 PyObject *tl_bound_new(PyObject *dispatcher, PyObject *grid) {
     Bound *b = (Bound *)PyType_GenericAlloc(bound_type, 0);
     if (b == NULL) {
         return NULL;
     }
+    b->vectorcall = bound_vectorcall;
     Py_INCREF(dispatcher);
     b->dispatcher = dispatcher;
     Py_INCREF(grid);
@@ -33,9 +45,30 @@ PyObject *tl_bound_new(PyObject *dispatcher, PyObject *grid) {
     return (PyObject *)b;
 }
 
+/* A call through tp_call (C code calling the slot directly): the arguments as a vector. */
 static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-    Bound *b = (Bound *)self;
-    return tl_dispatch(b->dispatcher, b->grid, args, kwargs);
+    Py_ssize_t nargs = PyTuple_Size(args), nkw = kwargs != NULL ? PyDict_Size(kwargs) : 0;
+    PyObject **vector = PyMem_Malloc((size_t)(nargs + nkw + 1) * sizeof(PyObject *));
+    PyObject *kwnames = nkw > 0 ? PyTuple_New(nkw) : NULL;
+    if (vector == NULL || (nkw > 0 && kwnames == NULL)) {
+        PyMem_Free(vector);
+        Py_XDECREF(kwnames);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        vector[i] = PyTuple_GetItem(args, i);
+    }
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *name, *value;
+    while (nkw > 0 && PyDict_Next(kwargs, &pos, &name, &value)) {
+        Py_INCREF(name);
+        PyTuple_SetItem(kwnames, k, name);
+        vector[nargs + k++] = value;
+    }
+    PyObject *result = bound_vectorcall(self, vector, (size_t)nargs, kwnames);
+    Py_XDECREF(kwnames);
+    PyMem_Free(vector);
+    return result;
 }
 
 /* Bound is not tracked by the garbage collector: one is made per launch, and a grid that
@@ -105,15 +138,22 @@ static PyType_Spec kernel_base_spec = {
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE, kernel_base_slots,
 };
 
+static PyMemberDef bound_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(Bound, vectorcall), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyType_Slot bound_slots[] = {
     {Py_tp_call, (void *)bound_call},
+    {Py_tp_members, (void *)bound_members},
     {Py_tp_dealloc, (void *)bound_dealloc},
     {Py_tp_doc, (void *)"kernel[grid]: call it with the kernel's arguments to launch."},
     {0, NULL},
 };
 
 static PyType_Spec bound_spec = {
-    "tilec._launcher.Bound", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT, bound_slots,
+    "tilec._launcher.Bound", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    bound_slots,
 };
 
 int tl_kernel_base_add_types(PyObject *module) {

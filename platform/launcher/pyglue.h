@@ -20,6 +20,18 @@ PyObject *tl_py_cuda_failure(int rc);
 /* Deallocates a garbage-collected heap-type instance after clear() dropped its references. */
 void tl_py_gc_dealloc(PyObject *self, inquiry clear);
 
+/* The vector call protocol (stable since CPython 3.8, in the limited API from 3.12): a type
+ * flag and an instance field found through the ``__vectorcalloffset__`` member, which
+ * PyType_FromSpec reads since 3.9. Defined here for the 3.10 and 3.11 headers. */
+#ifndef Py_TPFLAGS_HAVE_VECTORCALL
+#define Py_TPFLAGS_HAVE_VECTORCALL (1UL << 11)
+#endif
+#ifndef PY_VECTORCALL_ARGUMENTS_OFFSET
+#define PY_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+#endif
+typedef PyObject *(*tl_vectorcall)(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames);
+
 /* Replaces a reference, releasing the old one last (Py_XSETREF is not in the limited API). */
 #define Py_XSETREF_COMPAT(field, value)                                                      \
     do {                                                                                     \
@@ -42,7 +54,8 @@ int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssiz
 
 /* dispatch.c: the warm launch path of a @jit function. */
 extern PyTypeObject *tl_dispatcher_type;
-PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *args, PyObject *kwargs);
+PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames);
 int tl_dispatch_add_types(PyObject *module);
 
 /* kernel_base.c: kernel[grid] in C. */

@@ -110,6 +110,65 @@ def test_torch_tensors_and_a_2d_grid_with_do_not_specialize():
     assert len(scale_rows._kernels) == 1
 
 
+def test_torch_tensor_given_new_data_is_described_again():
+    torch = pytest.importorskip("torch")
+    x, out = torch.randn(2, 64), torch.full((2, 64), float("nan"))
+    scale_rows[(1, 2)](x, out, 64, 64, BLOCK=64)
+    count = len(scale_rows._kernels)
+    # .data = swaps the storage and dtype under the same Python object (as Module.to does)
+    x.data, out.data = x.data.double(), torch.full((2, 64), float("nan"), dtype=torch.float64)
+    scale_rows[(1, 2)](x, out, 64, 64, BLOCK=64)
+    assert out.dtype == torch.float64
+    np.testing.assert_array_equal(out.numpy(), x.numpy() * np.array([[1.0], [2.0]]))
+    assert len(scale_rows._kernels) == count + 1
+
+
+def test_torch_subclass_takes_the_generic_path():
+    torch = pytest.importorskip("torch")
+
+    class Tagged(torch.Tensor):
+        pass
+
+    x = torch.randn(1, 64).as_subclass(Tagged)
+    out = torch.full((1, 64), float("nan")).as_subclass(Tagged)
+    scale_rows[(1, 1)](x, out, 64, 64, BLOCK=64)
+    np.testing.assert_array_equal(out.numpy(), x.numpy())
+
+
+def test_numpy_dtype_is_read_from_the_array_struct():
+    from tilec.runtime import specialize
+
+    assert specialize.numpy_layout().descr > 0
+    for dtype in (np.float32, np.float64, np.float32):
+        x, y = (np.arange(64, dtype=dtype) for _ in range(2))
+        out = np.full(64, np.nan, dtype)
+        axpy[(1,)](x, y, out, 1.0, 64, False, None, BLOCK=64)
+        assert out.dtype == dtype
+        np.testing.assert_array_equal(out, 3 * np.arange(64))
+
+
+def test_keywords_in_any_order_and_calls_through_tp_call():
+    import functools
+
+    x, y, _ = _inputs(300)
+    expected = _reference(x, y, 0.5, True, 3)
+    launch = axpy[(5,)]
+    kwargs = dict(SCALE=3, unused=None, flag=True, n=300, a=0.5, BLOCK=64)
+    calls = [
+        lambda out: launch(x, y, out, **kwargs),
+        lambda out: launch(out_ptr=out, y_ptr=y, x_ptr=x, **kwargs),
+        lambda out: type(launch).__call__(launch, x, y, out, **kwargs),  # the tp_call slot
+        lambda out: type(launch).__call__(launch, x, y, out, 0.5, 300, True, None, 64, 3),
+        lambda out: functools.partial(launch, x, y)(out, **kwargs),
+    ]
+    for call in calls:
+        out = np.full(300, np.nan, np.float32)
+        call(out)
+        np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-5)
+    with pytest.raises(TypeError):
+        type(launch).__call__(launch, x, y, x, 0.5, 300, True, None, 64, 3, 4, 5)
+
+
 def test_native_and_python_paths_share_one_table():
     x, y, out = _inputs(64)
     axpy.run(x, y, out, 1.0, 64, False, None, grid=(1,), BLOCK=64)
@@ -167,6 +226,7 @@ def test_warm_launches_leak_no_references():
     for _ in range(200):
         launch(x, y, out, 1.0, 64, False, None, BLOCK=64)
         axpy[(1,)](x, y, out, 1.0, 64, False, None, BLOCK=64)
+        type(launch).__call__(launch, x, y, out, 1.0, 64, False, None, BLOCK=64)
     assert [sys.getrefcount(v) for v in (x, y, out, launch)] == before
 
 

@@ -209,6 +209,7 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
     if native is None:
         return None
     fast_np = specialize.numpy_fast_path()
+    layout = specialize.numpy_layout() if fast_np else specialize.NumpyLayout(0, 0)
     torch = sys.modules.get("torch")
     kinds = b"".join(_native_kind(p, jit._written) for p in params)
     return native.Dispatcher(
@@ -221,16 +222,32 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
         kinds,
         fast_np[0] if fast_np else None,
         fast_np[1] if fast_np else 0,
-        specialize.numpy_flags_offset() if fast_np else 0,
+        layout.flags,
+        layout.descr,
         specialize.NUMPY_KEYS,
         getattr(torch, "Tensor", None),
         specialize.TORCH_HOST_KEYS,
         specialize.TORCH_CUDA_KEYS,
+        _torch_getters(torch),
         specialize.DESCRIBERS,
         specialize.constexpr_key,
         specialize.describe_unspecialized,
         (specialize.ONE, specialize.I32, specialize.I32 + 1, specialize.FP32),
     )
+
+
+def _torch_getters(torch: Any) -> tuple[Any, Any] | None:
+    """The descriptors ``tensor.dtype`` and ``tensor.is_cuda`` resolve to, found as attribute
+    lookup finds them; the dispatcher calls them directly when they are data descriptors."""
+    if torch is None:
+        return None
+    try:
+        return (
+            inspect.getattr_static(torch.Tensor, "dtype"),
+            inspect.getattr_static(torch.Tensor, "is_cuda"),
+        )
+    except AttributeError:
+        return None
 
 
 def _defaults(params: Sequence[Parameter]) -> tuple[Any, ...]:

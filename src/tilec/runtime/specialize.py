@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import TilecError, UnsupportedFeature, UsageError
@@ -142,35 +143,49 @@ def numpy_fast_path() -> tuple[type, int] | None:
 
 
 _NUMPY_WRITEABLE = 0x0400  # NPY_ARRAY_WRITEABLE
-_NUMPY_FLAGS_OFFSET: int | None = None
 
 
-def numpy_flags_offset() -> int:
-    """Where numpy keeps an array's flags word (0 when it cannot be confirmed), checked once
-    per process on a writeable and a read-only array: after the data pointer come nd (padded
-    to a word), dimensions, strides, base and descr, six words in all."""
-    global _NUMPY_FLAGS_OFFSET
-    if _NUMPY_FLAGS_OFFSET is None:
+@dataclass(frozen=True)
+class NumpyLayout:
+    """Where numpy's array struct keeps the flags word and the dtype (0: not confirmed)."""
+
+    flags: int
+    descr: int
+
+
+_NUMPY_LAYOUT: NumpyLayout | None = None
+
+
+def numpy_layout() -> NumpyLayout:
+    """numpy's array layout, checked once per process: after the data pointer come nd (padded
+    to a word), dimensions, strides, base, descr and flags. The flags offset is confirmed on a
+    writeable and a read-only array, the descr offset on arrays of several dtypes."""
+    global _NUMPY_LAYOUT
+    if _NUMPY_LAYOUT is None:
         numpy = sys.modules.get("numpy")
         if numpy is None:
-            return 0
-        _NUMPY_FLAGS_OFFSET = _probe_numpy_flags(numpy)
-    return _NUMPY_FLAGS_OFFSET
+            return NumpyLayout(0, 0)
+        _NUMPY_LAYOUT = _probe_numpy_layout(numpy)
+    return _NUMPY_LAYOUT
 
 
-def _probe_numpy_flags(numpy: Any) -> int:
+def _probe_numpy_layout(numpy: Any) -> NumpyLayout:
     data = _numpy_data_offset(numpy.empty(1))
     if data <= 0:
-        return 0
-    offset = data + 6 * ctypes.sizeof(ctypes.c_void_p)
+        return NumpyLayout(0, 0)
+    word = ctypes.sizeof(ctypes.c_void_p)
+    flags, descr = data + 6 * word, data + 5 * word
     writeable, frozen = numpy.empty(1), numpy.empty(1)
     frozen.flags.writeable = False
 
-    def flags(a: Any) -> int:
-        return ctypes.c_int.from_address(id(a) + offset).value
+    def flags_of(a: Any) -> int:
+        return ctypes.c_int.from_address(id(a) + flags).value
 
-    confirmed = flags(writeable) & _NUMPY_WRITEABLE and not flags(frozen) & _NUMPY_WRITEABLE
-    return offset if confirmed else 0
+    flags_ok = flags_of(writeable) & _NUMPY_WRITEABLE and not flags_of(frozen) & _NUMPY_WRITEABLE
+    samples = [numpy.empty(2, dt) for dt in ("f4", "i8", "u1", "f2", ">f8")]
+    samples.append(numpy.arange(6).reshape(2, 3).T)
+    descr_ok = all(read_address(id(a) + descr).value == id(a.dtype) for a in samples)
+    return NumpyLayout(flags if flags_ok else 0, descr if descr_ok else 0)
 
 
 def numpy_keys(a: Any) -> tuple[PointerKey, PointerKey]:
