@@ -68,22 +68,65 @@ static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
     return pointer_part(pair, p, PyLong_FromVoidPtr((void *)p), key, value);
 }
 
+/* A torch tensor's dtype by name or through torch.Tensor's descriptor (a new reference). */
+static PyObject *torch_dtype(Dispatcher *d, PyObject *a) {
+    if (d->pt_dtype.get != NULL) {
+        return d->pt_dtype.get(d->pt_dtype.descr, a, (PyObject *)Py_TYPE(a));
+    }
+    return PyObject_GetAttr(a, tl_s_dtype);
+}
+
+/* Through torch's DLPack exchange function: pointer, device and dtype in one C call. 1 when
+ * the tensor is not a plain CPU or CUDA one (or torch declines): describe it the usual way. */
+static int describe_torch_dlpack(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
+    tl_dltensor t;
+    if (d->pt_dltensor(a, &t) != 0) {
+        PyErr_Clear(); /* the usual way raises it again where it belongs */
+        return 1;
+    }
+    if (t.device_type != DL_CPU && t.device_type != DL_CUDA) {
+        return 1;
+    }
+    uint32_t packed = (uint32_t)t.code | (uint32_t)t.bits << 8 | (uint32_t)t.lanes << 16;
+    PyObject *dtype = NULL;
+    for (int i = 0; i < d->pt_dl_count; i++) {
+        if (d->pt_dl[i].packed == packed) {
+            dtype = d->pt_dl[i].dtype;
+            Py_INCREF(dtype);
+            break;
+        }
+    }
+    if (dtype == Py_None) { /* a code several dtypes share: ask the tensor */
+        Py_DECREF(dtype);
+        dtype = torch_dtype(d, a);
+    }
+    if (dtype == NULL) {
+        PyErr_Clear();
+        return 1;
+    }
+    PyObject *pair = dtype_pair(d, t.device_type == DL_CUDA ? d->pt_cuda : d->pt_host, dtype);
+    Py_DECREF(dtype);
+    uintptr_t p = (uintptr_t)t.data + (uintptr_t)t.byte_offset;
+    return pointer_part(pair, p, PyLong_FromVoidPtr((void *)p), key, value);
+}
+
 static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
+    if (d->pt_dltensor != NULL) {
+        int rc = describe_torch_dlpack(d, a, key, value);
+        if (rc <= 0) {
+            return rc;
+        }
+    }
     PyObject *ptr = PyObject_CallMethodObjArgs(a, tl_s_data_ptr, NULL);
     if (ptr == NULL || !PyLong_CheckExact(ptr)) {
         Py_XDECREF(ptr);
         return -1;
     }
     uintptr_t p = (uintptr_t)PyLong_AsUnsignedLongLongMask(ptr); /* torch's are >= 0 */
-    PyObject *is_cuda, *dtype;
-    if (d->pt_dtype.get != NULL) {
-        PyObject *type = (PyObject *)Py_TYPE(a);
-        is_cuda = d->pt_is_cuda.get(d->pt_is_cuda.descr, a, type);
-        dtype = is_cuda ? d->pt_dtype.get(d->pt_dtype.descr, a, type) : NULL;
-    } else {
-        is_cuda = PyObject_GetAttr(a, tl_s_is_cuda);
-        dtype = is_cuda ? PyObject_GetAttr(a, tl_s_dtype) : NULL;
-    }
+    PyObject *is_cuda = d->pt_is_cuda.get != NULL
+                            ? d->pt_is_cuda.get(d->pt_is_cuda.descr, a, (PyObject *)Py_TYPE(a))
+                            : PyObject_GetAttr(a, tl_s_is_cuda);
+    PyObject *dtype = is_cuda ? torch_dtype(d, a) : NULL;
     PyObject *pair = NULL;
     if (is_cuda != NULL && dtype != NULL && !PyErr_Occurred()) {
         pair = dtype_pair(d, is_cuda == Py_True ? d->pt_cuda : d->pt_host, dtype);

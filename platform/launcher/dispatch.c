@@ -15,9 +15,9 @@ PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
 
 #define DISPATCHER_FIELDS(X)                                                                 \
     X(jit) X(config) X(slow) X(names) X(defaults) X(missing) X(kinds) X(np_type) X(np_keys)  \
-        X(pt_type) X(pt_host) X(pt_cuda) X(pt_getters) X(describers) X(constexpr_key)        \
-            X(unspecialized) X(int_keys)
-#define N_FIELDS 17
+        X(pt_type) X(pt_host) X(pt_cuda) X(pt_getters) X(pt_exchange) X(describers)          \
+            X(constexpr_key) X(unspecialized) X(int_keys)
+#define N_FIELDS 18
 
 /* The __get__ of a data descriptor (which no instance attribute can shadow), or NULL. */
 static tl_getter data_descriptor_getter(PyObject *descr) {
@@ -44,6 +44,36 @@ static void resolve_torch_getters(Dispatcher *d) {
         d->pt_dtype.get = dtype;
         d->pt_is_cuda.get = is_cuda;
     }
+}
+
+/* torch's DLPack exchange function and dtype table, when given one of major version 1. */
+static void resolve_torch_exchange(Dispatcher *d) {
+    d->pt_dltensor = NULL;
+    d->pt_dl_count = 0;
+    if (!PyTuple_Check(d->pt_exchange) || PyTuple_Size(d->pt_exchange) != 2) {
+        return;
+    }
+    PyObject *capsule = PyTuple_GetItem(d->pt_exchange, 0);
+    PyObject *dtypes = PyTuple_GetItem(d->pt_exchange, 1);
+    struct {
+        uint32_t major, minor;
+        void *prev, *allocator, *managed_from, *managed_to;
+        tl_dltensor_from dltensor_from;
+        void *current_work_stream;
+    } *api = PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+    if (api == NULL || api->major != 1 || api->dltensor_from == NULL || !PyDict_Check(dtypes) ||
+        PyDict_Size(dtypes) > DL_DTYPES) {
+        PyErr_Clear();
+        return;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *packed, *dtype;
+    while (PyDict_Next(dtypes, &pos, &packed, &dtype)) {
+        d->pt_dl[d->pt_dl_count].packed = (uint32_t)PyLong_AsUnsignedLongMask(packed);
+        d->pt_dl[d->pt_dl_count++].dtype = dtype;
+    }
+    d->pt_dltensor = PyErr_Occurred() ? NULL : api->dltensor_from;
+    PyErr_Clear();
 }
 
 /* The parameter tables as C arrays, borrowed from the tuples the dispatcher holds. */
@@ -73,16 +103,16 @@ static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     PyObject *o[N_FIELDS];
     Py_ssize_t np_data, np_flags, np_descr;
     (void)kwargs;
-    if (!PyArg_ParseTuple(args, "OO!OO!O!OSOnnnO!OO!O!OO!OOO!", &o[0], &PyModule_Type, &o[1],
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OSOnnnO!OO!O!OOO!OOO!", &o[0], &PyModule_Type, &o[1],
                           &o[2], &PyTuple_Type, &o[3], &PyTuple_Type, &o[4], &o[5], &o[6],
                           &o[7], &np_data, &np_flags, &np_descr, &PyDict_Type, &o[8], &o[9],
-                          &PyDict_Type, &o[10], &PyDict_Type, &o[11], &o[12], &PyDict_Type,
-                          &o[13], &o[14], &o[15], &PyTuple_Type, &o[16])) {
+                          &PyDict_Type, &o[10], &PyDict_Type, &o[11], &o[12], &o[13],
+                          &PyDict_Type, &o[14], &o[15], &o[16], &PyTuple_Type, &o[17])) {
         return -1;
     }
     Py_ssize_t n = PyTuple_Size(o[3]);
     if (n > MAX_ARGS || PyTuple_Size(o[4]) != n || PyBytes_Size(o[6]) != n ||
-        PyTuple_Size(o[16]) != 4) {
+        PyTuple_Size(o[17]) != 4) {
         PyErr_SetString(PyExc_ValueError, "Dispatcher: inconsistent parameter tables");
         return -1;
     }
@@ -103,6 +133,7 @@ static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     d->np_descr = np_descr;
     d->n = n;
     resolve_torch_getters(d);
+    resolve_torch_exchange(d);
     if (unpack_tables(d) < 0) {
         return -1;
     }
@@ -150,6 +181,8 @@ static int dispatcher_clear(PyObject *self_obj) {
     d->name_at = d->default_at = NULL;
     d->kind_at = NULL;
     d->n = 0;
+    d->pt_dltensor = NULL;
+    d->pt_dl_count = 0;
     return 0;
 }
 

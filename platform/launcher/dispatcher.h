@@ -10,6 +10,22 @@
 
 typedef PyObject *(*tl_getter)(PyObject *descr, PyObject *obj, PyObject *type);
 
+/* DLPack's DLTensor (major version 1) and the exchange API's function that fills one from a
+ * Python object, as torch.Tensor.__dlpack_c_exchange_api__ provides it. */
+typedef struct {
+    void *data;
+    int32_t device_type, device_id;
+    int32_t ndim;
+    uint8_t code, bits;
+    uint16_t lanes;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} tl_dltensor;
+typedef int (*tl_dltensor_from)(void *object, tl_dltensor *out);
+#define DL_CPU 1
+#define DL_CUDA 2
+#define DL_DTYPES 64
+
 typedef struct {
     PyObject_HEAD
     PyObject *jit;        /* the JITFunction */
@@ -42,6 +58,13 @@ typedef struct {
     PyObject *pt_host;    /* torch dtype -> key pair, host and CUDA tensors */
     PyObject *pt_cuda;
     PyObject *pt_getters; /* (dtype, is_cuda) data descriptors of torch.Tensor, or None */
+    PyObject *pt_exchange; /* (capsule, {packed DLPack dtype: torch dtype or None}) or None */
+    tl_dltensor_from pt_dltensor; /* the capsule's dltensor_from_py_object_no_sync, or NULL */
+    struct {
+        uint32_t packed;  /* code | bits << 8 | lanes << 16 */
+        PyObject *dtype;  /* borrowed from the dict; None: several dtypes share the code */
+    } pt_dl[DL_DTYPES];
+    int pt_dl_count;
     struct {
         PyObject *descr;  /* borrowed from pt_getters */
         tl_getter get;    /* its __get__ (NULL: generic attribute lookup) */

@@ -12,6 +12,20 @@
 #include "pyglue.h"
 
 #define PARAM_BUFFER 4096 /* CUDA's classic kernel parameter limit, in bytes */
+#define DL_CUDA 2
+
+typedef int (*work_stream_fn)(int32_t device_type, int32_t device_id, void **stream);
+
+/* current_work_stream from a DLPack exchange capsule of major version 1, or NULL. */
+static work_stream_fn exchange_work_stream(PyObject *capsule) {
+    struct {
+        uint32_t major, minor;
+        void *prev, *allocator, *managed_from, *managed_to, *dltensor_from;
+        work_stream_fn current_work_stream;
+    } *api = capsule == Py_None ? NULL : PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+    PyErr_Clear();
+    return api != NULL && api->major == 1 ? api->current_work_stream : NULL;
+}
 
 typedef struct {
     PyObject_HEAD
@@ -28,6 +42,8 @@ typedef struct {
     PyObject *device;        /* the device the module was loaded on (int), or NULL */
     PyObject *stream_fn;     /* otherwise: a callable returning the stream, or NULL (CPU) */
     void *context;           /* the CUDA context current when the plan was made (the module's) */
+    work_stream_fn work_stream; /* torch's DLPack current_work_stream, or NULL: get_stream */
+    int device_id;
     size_t buffer_size;      /* > 0: launch from one buffer, parameter i at offset[i] */
     uint16_t offset[MAX_ARGS];
     uint8_t size[MAX_ARGS];
@@ -57,17 +73,17 @@ PyTypeObject *tl_plan_type;
 static PyObject *none_to_null(PyObject *obj) { return obj == Py_None ? NULL : obj; }
 
 /* Plan(cpu, function, block, shared, threads, codes, pick, get_device, get_stream, device,
- *      stream_fn) */
+ *      stream_fn, exchange) */
 static int plan_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
     Plan *self = (Plan *)self_obj;
     int cpu, threads;
     unsigned long long function;
     unsigned int shared;
-    PyObject *codes, *pick, *get_device, *get_stream, *device, *stream_fn;
+    PyObject *codes, *pick, *get_device, *get_stream, *device, *stream_fn, *exchange;
     (void)kwargs;
-    if (!PyArg_ParseTuple(args, "pK(III)IiSOOOOO", &cpu, &function, &self->block[0],
+    if (!PyArg_ParseTuple(args, "pK(III)IiSOOOOOO", &cpu, &function, &self->block[0],
                           &self->block[1], &self->block[2], &shared, &threads, &codes, &pick,
-                          &get_device, &get_stream, &device, &stream_fn)) {
+                          &get_device, &get_stream, &device, &stream_fn, &exchange)) {
         return -1;
     }
     Py_ssize_t n = PyBytes_Size(codes);
@@ -93,6 +109,17 @@ static int plan_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
     self->context = cpu ? NULL : tl_cuda_current_context();
     if (!cpu) {
         read_layout(self);
+    }
+    self->work_stream = NULL;
+    if (device != Py_None) {
+        long id = PyLong_AsLong(device);
+        if (id < 0 || id > INT32_MAX) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "Plan: device must be a CUDA device index");
+            return -1;
+        }
+        self->device_id = (int)id;
+        self->work_stream = exchange_work_stream(exchange);
     }
     PyObject *refs[4] = {get_device, get_stream, device, stream_fn};
     PyObject **slots[4] = {&self->get_device, &self->get_stream, &self->device,
@@ -163,6 +190,12 @@ static int read_grid(PyObject *grid, uint32_t dims[3]) {
 static int current_stream(Plan *p, void **stream) {
     PyObject *s;
     if (p->get_device != NULL && p->context != NULL && tl_cuda_current_context() == p->context) {
+        if (p->work_stream != NULL) { /* the same answer, without a Python call */
+            if (p->work_stream(DL_CUDA, p->device_id, stream) == 0) {
+                return TL_PLAN_DONE;
+            }
+            PyErr_Clear(); /* torch's error is raised again by the Python call */
+        }
         s = PyObject_CallFunctionObjArgs(p->get_stream, p->device, NULL);
     } else if (p->get_device != NULL) {
         PyObject *current = PyObject_CallNoArgs(p->get_device);

@@ -153,3 +153,28 @@ def test_tensor_descriptor_arguments_on_the_gpu():
     scale_blocks[(3, 2)](TensorDescriptor.from_tensor(x, [16, 32]),
                          TensorDescriptor.from_tensor(out, [16, 32]), 2.0, BM=16, BN=32)  # fmt: skip
     np.testing.assert_allclose(out.cpu().numpy(), 2 * x.double().cpu().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("disabled", [False, True], ids=["native", "python"])
+def test_launches_go_on_torchs_current_stream(disabled):
+    """A launch inside ``torch.cuda.stream(s)`` queues behind s's earlier work: the kernel reads
+    what s wrote after a long sleep. Launched on another stream it would read the old values."""
+    import torch
+
+    n = 4096
+    x, y, out = _inputs(n)
+    side = torch.cuda.Stream()
+    with config.override(disable_launcher=disabled):
+        add_kernel[(4,)](x, y, out, n, BLOCK=1024)  # compiled and warm before the timed part
+        torch.cuda.synchronize()
+        for _ in range(2):  # the second launch is a warm one
+            with torch.cuda.stream(side):
+                torch.cuda._sleep(20_000_000)  # tens of milliseconds of GPU time on side
+                x.fill_(3.0)
+                y.fill_(4.0)
+                add_kernel[(4,)](x, y, out, n, BLOCK=1024)
+                out_seen = out.clone()
+                x.fill_(-1.0)
+            side.synchronize()
+            assert torch.all(out_seen == 7.0)
+            out.fill_(float("nan"))

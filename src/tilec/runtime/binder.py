@@ -229,6 +229,7 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
         specialize.TORCH_HOST_KEYS,
         specialize.TORCH_CUDA_KEYS,
         _torch_getters(torch),
+        _torch_exchange(torch),
         specialize.DESCRIBERS,
         specialize.constexpr_key,
         specialize.describe_unspecialized,
@@ -248,6 +249,14 @@ def _torch_getters(torch: Any) -> tuple[Any, Any] | None:
         )
     except AttributeError:
         return None
+
+
+def _torch_exchange(torch: Any) -> tuple[Any, dict[int, Any]] | None:
+    """torch's DLPack exchange capsule and dtype table (see dlpack_exchange), when it has one."""
+    from . import dlpack_exchange
+
+    exchange = dlpack_exchange.torch_exchange(torch) if torch is not None else None
+    return (exchange.capsule, exchange.dtypes) if exchange is not None else None
 
 
 def _defaults(params: Sequence[Parameter]) -> tuple[Any, ...]:

@@ -165,7 +165,7 @@ class CpuKernel(LaunchedKernel):
             codes = launcher.arg_codes(p.type for p in runtime)
             self._plan = native.Plan(
                 True, self._address, (1, 1, 1), 0, self._threads, codes, self._pick,
-                None, None, None, None,
+                None, None, None, None, None,
             )  # fmt: skip
 
     def _new_buffer(self) -> tuple[Any, int, int]:
@@ -311,11 +311,14 @@ class CudaKernel(LaunchedKernel):
         if native is None:
             return None
         getters = _torch_stream_getters()
-        stream: tuple[Any, ...]  # (get_device, get_stream, device, stream function)
+        stream: tuple[Any, ...]  # (get_device, get_stream, device, stream function, exchange)
         if getters is not None and self._device is not None:
-            stream = (*getters, self._device, None)
+            from .dlpack_exchange import torch_exchange
+
+            exchange = torch_exchange(sys.modules["torch"])
+            stream = (*getters, self._device, None, exchange.capsule if exchange else None)
         else:
-            stream = (None, None, None, self._stream)
+            stream = (None, None, None, self._stream, None)
         return native.Plan(
             False, self._function, self._block, self._shared, 1, self._codes, self._pick,
             *stream,
