@@ -8,17 +8,16 @@
 
 #define NUMPY_WRITEABLE 0x0400
 
-/* (key, value) of an array with data pointer p, given as the int `address` (a new reference,
- * stolen): the key from the dtype's pair, its aligned one when p is 16-byte aligned. */
-static int pointer_part(PyObject *pair, uintptr_t p, PyObject *address, PyObject **key,
-                        PyObject **value) {
-    if (address == NULL || pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
-        Py_XDECREF(address);
+/* (key, value) of an array with data pointer p: the key from the dtype's pair, its aligned
+ * one when p is 16-byte aligned; the value is the address itself. */
+static int pointer_part(PyObject *pair, uintptr_t p, PyObject **key, tl_value *value) {
+    if (pair == NULL || !PyTuple_Check(pair) || PyTuple_Size(pair) != 2) {
         return -1;
     }
     *key = PyTuple_GetItem(pair, (p & 15) == 0);
     Py_INCREF(*key);
-    *value = address;
+    value->obj = NULL;
+    value->address = p;
     return 0;
 }
 
@@ -49,7 +48,7 @@ static PyObject *dtype_pair(Dispatcher *d, PyObject *table, PyObject *dtype) {
 }
 
 static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
-                          PyObject **value) {
+                          tl_value *value) {
     if (d->np_data <= 0 || (kind == 'w' && d->np_flags <= 0)) {
         return -1;
     }
@@ -65,7 +64,7 @@ static int describe_numpy(Dispatcher *d, PyObject *a, char kind, PyObject **key,
         pair = dtype ? dtype_pair(d, d->np_keys, dtype) : NULL;
         Py_XDECREF(dtype);
     }
-    return pointer_part(pair, p, PyLong_FromVoidPtr((void *)p), key, value);
+    return pointer_part(pair, p, key, value);
 }
 
 /* A torch tensor's dtype by name or through torch.Tensor's descriptor (a new reference). */
@@ -78,7 +77,7 @@ static PyObject *torch_dtype(Dispatcher *d, PyObject *a) {
 
 /* Through torch's DLPack exchange function: pointer, device and dtype in one C call. 1 when
  * the tensor is not a plain CPU or CUDA one (or torch declines): describe it the usual way. */
-static int describe_torch_dlpack(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
+static int describe_torch_dlpack(Dispatcher *d, PyObject *a, PyObject **key, tl_value *value) {
     tl_dltensor t;
     if (d->pt_dltensor(a, &t) != 0) {
         PyErr_Clear(); /* the usual way raises it again where it belongs */
@@ -106,11 +105,10 @@ static int describe_torch_dlpack(Dispatcher *d, PyObject *a, PyObject **key, PyO
     }
     PyObject *pair = dtype_pair(d, t.device_type == DL_CUDA ? d->pt_cuda : d->pt_host, dtype);
     Py_DECREF(dtype);
-    uintptr_t p = (uintptr_t)t.data + (uintptr_t)t.byte_offset;
-    return pointer_part(pair, p, PyLong_FromVoidPtr((void *)p), key, value);
+    return pointer_part(pair, (uintptr_t)t.data + (uintptr_t)t.byte_offset, key, value);
 }
 
-static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject **value) {
+static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, tl_value *value) {
     if (d->pt_dltensor != NULL) {
         int rc = describe_torch_dlpack(d, a, key, value);
         if (rc <= 0) {
@@ -133,35 +131,39 @@ static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, PyObject *
     }
     Py_XDECREF(is_cuda);
     Py_XDECREF(dtype);
-    return pointer_part(pair, p, ptr, key, value); /* torch's own int is the launch value */
+    Py_DECREF(ptr);
+    return pointer_part(pair, p, key, value);
 }
 
 /* A describer's (key, value) result unpacked into new references. */
-static int unpack_pair(PyObject *result, PyObject **key, PyObject **value) {
+static int unpack_pair(PyObject *result, PyObject **key, tl_value *value) {
     if (result == NULL || !PyTuple_Check(result) || PyTuple_Size(result) != 2) {
         Py_XDECREF(result);
         return -1;
     }
     *key = PyTuple_GetItem(result, 0);
-    *value = PyTuple_GetItem(result, 1);
+    value->obj = PyTuple_GetItem(result, 1);
     Py_INCREF(*key);
-    Py_INCREF(*value);
+    Py_INCREF(value->obj);
     Py_DECREF(result);
+    return 0;
+}
+
+/* The argument itself as the launch value, with key (a new reference). */
+static int as_is(PyObject *a, PyObject *key, PyObject **key_out, tl_value *value) {
+    *key_out = key;
+    Py_INCREF(a);
+    value->obj = a;
     return 0;
 }
 
 /* The key part and launch value of argument a, as the generated Python code computes them;
  * -1 (an exception may be set) sends the launch to the Python path. */
-int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject **value) {
+int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, tl_value *value) {
     if (kind == 'c') {
-        *key = PyLong_CheckExact(a) ? (Py_INCREF(a), a)
-                                    : PyObject_CallFunctionObjArgs(d->constexpr_key, a, NULL);
-        if (*key == NULL) {
-            return -1;
-        }
-        *value = a;
-        Py_INCREF(a);
-        return 0;
+        PyObject *k = PyLong_CheckExact(a) ? (Py_INCREF(a), a)
+                                           : PyObject_CallFunctionObjArgs(d->constexpr_key, a, NULL);
+        return k == NULL ? -1 : as_is(a, k, key, value);
     }
     if (kind == 'u') {
         return unpack_pair(PyObject_CallFunctionObjArgs(d->unspecialized, a, NULL), key, value);
@@ -177,18 +179,13 @@ int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject 
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
         if (!overflow && v >= INT32_MIN && v <= INT32_MAX) {
-            *key = d->int_key[v == 1 ? 0 : ((v & 15) ? 1 : 2)];
-            Py_INCREF(*key);
-            *value = a;
-            Py_INCREF(a);
-            return 0;
+            PyObject *k = d->int_key[v == 1 ? 0 : ((v & 15) ? 1 : 2)];
+            Py_INCREF(k);
+            return as_is(a, k, key, value);
         }
     } else if (PyFloat_CheckExact(a)) {
-        *key = d->int_key[3];
-        Py_INCREF(*key);
-        *value = a;
-        Py_INCREF(a);
-        return 0;
+        Py_INCREF(d->int_key[3]);
+        return as_is(a, d->int_key[3], key, value);
     }
     PyObject *fn = PyDict_GetItemWithError(d->describers, type);
     if (fn == NULL) {

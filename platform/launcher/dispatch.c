@@ -312,7 +312,7 @@ static PyObject *plan_of(Dispatcher *d, PyObject *kernel) {
 }
 
 static PyObject *launch_kernel(Dispatcher *d, PyObject *kernel, PyObject *grid,
-                               PyObject *const *values, Py_ssize_t n) {
+                               const tl_value *values, Py_ssize_t n) {
     PyObject *plan = plan_of(d, kernel);
     tl_assert_info info;
     int rc = TL_PLAN_DELEGATE;
@@ -340,8 +340,14 @@ static PyObject *launch_kernel(Dispatcher *d, PyObject *kernel, PyObject *grid,
         Py_INCREF(grid);
         PyTuple_SetItem(full, 0, grid);
         for (Py_ssize_t i = 0; i < n; i++) {
-            Py_INCREF(values[i]);
-            PyTuple_SetItem(full, i + 1, values[i]);
+            PyObject *v = values[i].obj;
+            if (v != NULL) {
+                Py_INCREF(v);
+            } else if ((v = PyLong_FromUnsignedLongLong(values[i].address)) == NULL) {
+                Py_DECREF(full);
+                return NULL;
+            }
+            PyTuple_SetItem(full, i + 1, v);
         }
         PyObject *launch = PyObject_GetAttr(kernel, s_launch);
         PyObject *result = launch ? PyObject_Call(launch, full, NULL) : NULL;
@@ -421,7 +427,8 @@ static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
 PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *const *args,
                       Py_ssize_t nargs, PyObject *kwnames) {
     Dispatcher *d = (Dispatcher *)dispatcher;
-    PyObject *bound[MAX_ARGS], *values[MAX_ARGS], *parts[MAX_ARGS];
+    PyObject *bound[MAX_ARGS], *parts[MAX_ARGS];
+    tl_value values[MAX_ARGS];
     if (!bind_arguments(d, args, nargs, kwnames, bound) || !config_current(d)) {
         return slow_path(d, grid, args, nargs, kwnames);
     }
@@ -442,7 +449,7 @@ PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *const *arg
         Py_DECREF(kernel);
     }
     for (Py_ssize_t i = 0; i < done; i++) {
-        Py_DECREF(values[i]);
+        Py_XDECREF(values[i].obj);
         Py_DECREF(parts[i]);
     }
     if (kernel == NULL) {

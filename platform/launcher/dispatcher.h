@@ -79,6 +79,6 @@ typedef struct {
 
 extern PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
 
-int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, PyObject **value);
+int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, tl_value *value);
 
 #endif

@@ -147,7 +147,12 @@ static void plan_dealloc(PyObject *self_obj) {
 
 /* Packs one value; 0 when it does not pack, or when a finite float rounds to infinity in a
  * narrower parameter type (the Python path refuses that, naming the argument). */
-static int pack(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot) {
+static int pack(char code, const tl_value *value, Py_ssize_t index, uint64_t *slot) {
+    PyObject *obj = value->obj;
+    if (obj == NULL) { /* an array's address */
+        *slot = value->address;
+        return code == TL_CODE_POINTER;
+    }
     if (tl_py_pack_one(code, obj, index, slot) < 0) {
         PyErr_Clear();
         return 0;
@@ -245,7 +250,7 @@ static int run_cpu(Plan *p, const uint64_t *slots, const uint32_t dims[3],
     return TL_PLAN_DONE;
 }
 
-int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssize_t nvalues,
+int tl_plan_run(PyObject *plan, PyObject *grid, const tl_value *values, Py_ssize_t nvalues,
                 tl_assert_info *info) {
     Plan *p = (Plan *)plan;
     uint64_t slots[MAX_ARGS];
@@ -255,7 +260,7 @@ int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssiz
         return TL_PLAN_DELEGATE;
     }
     for (Py_ssize_t i = 0; i < p->npick; i++) {
-        if (p->pick[i] >= nvalues || !pack(p->codes[i], values[p->pick[i]], i, &slots[i])) {
+        if (p->pick[i] >= nvalues || !pack(p->codes[i], &values[p->pick[i]], i, &slots[i])) {
             return TL_PLAN_DELEGATE; /* the Python launch function names the argument */
         }
         params[i] = &slots[i];

@@ -40,6 +40,13 @@ typedef PyObject *(*tl_vectorcall)(PyObject *callable, PyObject *const *args, si
         Py_XDECREF(old_);                                                                    \
     } while (0)
 
+/* One launch value: a Python object, or (obj NULL) an array's address, read from the array
+ * without making an int of it. */
+typedef struct {
+    PyObject *obj;
+    uint64_t address;
+} tl_value;
+
 /* plan.c: how one compiled kernel launches without Python. */
 enum { TL_PLAN_ERROR = -1, TL_PLAN_DONE = 0, TL_PLAN_DELEGATE = 1, TL_PLAN_ASSERT = 2 };
 typedef struct {
@@ -49,7 +56,7 @@ typedef struct {
 } tl_assert_info;
 extern PyTypeObject *tl_plan_type;
 int tl_plan_add_type(PyObject *module);
-int tl_plan_run(PyObject *plan, PyObject *grid, PyObject *const *values, Py_ssize_t nvalues,
+int tl_plan_run(PyObject *plan, PyObject *grid, const tl_value *values, Py_ssize_t nvalues,
                 tl_assert_info *info);
 
 /* dispatch.c: the warm launch path of a @jit function. */
