@@ -90,9 +90,8 @@ def test_unsupported_dtypes_raise_the_python_paths_error(dtype):
         x = torch.zeros(8, dtype=dt)
     messages = []
     for disabled in (False, True):
-        with config.override(disable_launcher=disabled):
-            with pytest.raises(UsageError) as info:
-                twice[(1,)](x, x, 8, BLOCK=8)
+        with config.override(disable_launcher=disabled), pytest.raises(UsageError) as info:
+            twice[(1,)](x, x, 8, BLOCK=8)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert dtype in messages[0]
