@@ -69,8 +69,9 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """sdist + abi3 wheel, twine check, content checks, the no-compiler fallback build."""
-    install(session, "build>=1.2", "twine>=5", "scikit-build-core>=0.11", "pytest>=8", ".")
+    """sdist + abi3 wheel, twine check, abi3audit, content checks, the no-compiler fallback."""
+    install(session, "build>=1.2", "twine>=5", "abi3audit>=0.0.10", "scikit-build-core>=0.11",
+            "pytest>=8", ".")  # fmt: skip
     task(session, "build")
 
 

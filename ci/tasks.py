@@ -71,14 +71,16 @@ def docs(args: Sequence[str]) -> None:
 
 
 def build(args: Sequence[str]) -> None:
-    """sdist + abi3 wheel into dist/, twine check, then the packaging tests including the real
-    builds (wheel contents, pure fallback without a C compiler, fresh-venv install)."""
+    """sdist + abi3 wheel into dist/, twine check, abi3audit (the launcher uses only the stable
+    ABI of its minimum CPython), then the packaging tests including the real builds (wheel
+    contents, pure fallback without a C compiler, fresh-venv install)."""
     dist = ROOT / "dist"
     for old in dist.glob("tilec-*"):
         old.unlink()
     run(PY, "-m", "build", "--outdir", dist, *args)
     run(PY, "-m", "twine", "check", "--strict", *sorted(dist.glob("tilec-*")))
     run(PY, "ci/check_dist.py", dist)
+    run(PY, "-m", "abi3audit", "--strict", "--report", *sorted(dist.glob("tilec-*.whl")))
     run(PY, "-m", "pytest", "-q", "tests/packaging", env={"TILEC_TEST_BUILDS": "1", **source_env()})
 
 

@@ -8,6 +8,61 @@
 
 #define NUMPY_WRITEABLE 0x0400
 
+/* The __get__ of a data descriptor (which no instance attribute can shadow), or NULL. */
+static tl_getter data_descriptor_getter(PyObject *descr) {
+    PyTypeObject *type = Py_TYPE(descr);
+    tl_getter get = (tl_getter)PyType_GetSlot(type, Py_tp_descr_get);
+    return PyType_GetSlot(type, Py_tp_descr_set) != NULL ? get : NULL;
+}
+
+/* torch.Tensor's dtype and is_cuda read through their descriptors, as generic attribute
+ * lookup reads them, when the type uses generic lookup; otherwise by name. */
+static void resolve_torch_getters(Dispatcher *d) {
+    d->pt_dtype.get = d->pt_is_cuda.get = NULL;
+    if (!PyType_Check(d->pt_type) || !PyTuple_Check(d->pt_getters) ||
+        PyTuple_Size(d->pt_getters) != 2 ||
+        PyType_GetSlot((PyTypeObject *)d->pt_type, Py_tp_getattro) !=
+            (void *)PyObject_GenericGetAttr) {
+        return;
+    }
+    d->pt_dtype.descr = PyTuple_GetItem(d->pt_getters, 0);
+    d->pt_is_cuda.descr = PyTuple_GetItem(d->pt_getters, 1);
+    tl_getter dtype = data_descriptor_getter(d->pt_dtype.descr);
+    tl_getter is_cuda = data_descriptor_getter(d->pt_is_cuda.descr);
+    if (dtype != NULL && is_cuda != NULL) {
+        d->pt_dtype.get = dtype;
+        d->pt_is_cuda.get = is_cuda;
+    }
+}
+
+/* torch's DLPack exchange function and dtype table, when given one of major version 1. */
+static void resolve_torch_exchange(Dispatcher *d) {
+    d->pt_dltensor = NULL;
+    d->pt_dl_count = 0;
+    if (!PyTuple_Check(d->pt_exchange) || PyTuple_Size(d->pt_exchange) != 2) {
+        return;
+    }
+    const tl_dlpack_api *api = tl_dlpack_api_of(PyTuple_GetItem(d->pt_exchange, 0));
+    PyObject *dtypes = PyTuple_GetItem(d->pt_exchange, 1);
+    if (api == NULL || api->dltensor_from == NULL || !PyDict_Check(dtypes) ||
+        PyDict_Size(dtypes) > DL_DTYPES) {
+        return;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *packed, *dtype;
+    while (PyDict_Next(dtypes, &pos, &packed, &dtype)) {
+        d->pt_dl[d->pt_dl_count].packed = (uint32_t)PyLong_AsUnsignedLongMask(packed);
+        d->pt_dl[d->pt_dl_count++].dtype = dtype;
+    }
+    d->pt_dltensor = PyErr_Occurred() ? NULL : api->dltensor_from;
+    PyErr_Clear();
+}
+
+void tl_describe_setup(Dispatcher *d) {
+    resolve_torch_getters(d);
+    resolve_torch_exchange(d);
+}
+
 /* (key, value) of an array with data pointer p: the key from the dtype's pair, its aligned
  * one when p is 16-byte aligned; the value is the address itself. */
 static int pointer_part(PyObject *pair, uintptr_t p, PyObject **key, tl_value *value) {

@@ -1,5 +1,5 @@
-/* The Dispatcher's state, shared by dispatch.c (binding, lookup, launch) and describe.c
- * (arguments to key parts).
+/* The Dispatcher's state, shared by dispatcher.c (the object), dispatch.c (binding, lookup,
+ * launch) and describe.c (arguments to key parts).
  */
 #ifndef TILEC_DISPATCHER_H
 #define TILEC_DISPATCHER_H
@@ -10,20 +10,6 @@
 
 typedef PyObject *(*tl_getter)(PyObject *descr, PyObject *obj, PyObject *type);
 
-/* DLPack's DLTensor (major version 1) and the exchange API's function that fills one from a
- * Python object, as torch.Tensor.__dlpack_c_exchange_api__ provides it. */
-typedef struct {
-    void *data;
-    int32_t device_type, device_id;
-    int32_t ndim;
-    uint8_t code, bits;
-    uint16_t lanes;
-    int64_t *shape, *strides;
-    uint64_t byte_offset;
-} tl_dltensor;
-typedef int (*tl_dltensor_from)(void *object, tl_dltensor *out);
-#define DL_CPU 1
-#define DL_CUDA 2
 #define DL_DTYPES 64
 
 typedef struct {
@@ -59,7 +45,7 @@ typedef struct {
     PyObject *pt_cuda;
     PyObject *pt_getters; /* (dtype, is_cuda) data descriptors of torch.Tensor, or None */
     PyObject *pt_exchange; /* (capsule, {packed DLPack dtype: torch dtype or None}) or None */
-    tl_dltensor_from pt_dltensor; /* the capsule's dltensor_from_py_object_no_sync, or NULL */
+    int (*pt_dltensor)(void *object, tl_dltensor *out); /* its dltensor_from..., or NULL */
     struct {
         uint32_t packed;  /* code | bits << 8 | lanes << 16 */
         PyObject *dtype;  /* borrowed from the dict; None: several dtypes share the code */
@@ -77,8 +63,11 @@ typedef struct {
     Py_ssize_t n;
 } Dispatcher;
 
+extern PyObject *tl_s_kernels, *tl_s_cfg, *tl_s_active, *tl_s_plan, *tl_s_launch;
 extern PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
 
+/* describe.c: what describing torch tensors resolves once (descriptors, DLPack exchange). */
+void tl_describe_setup(Dispatcher *d);
 int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, tl_value *value);
 
 #endif

@@ -30,6 +30,14 @@ PyObject *tl_py_launch_error(int code, const char *format, ...) {
     return NULL;
 }
 
+const tl_dlpack_api *tl_dlpack_api_of(PyObject *capsule) {
+    const tl_dlpack_api *api = PyCapsule_IsValid(capsule, "dlpack_exchange_api")
+                                   ? PyCapsule_GetPointer(capsule, "dlpack_exchange_api")
+                                   : NULL;
+    PyErr_Clear();
+    return api != NULL && api->major == 1 ? api : NULL;
+}
+
 /* PyLong_AsLongLongAndOverflow reads multi-digit ints (pointers) without the byte-array
  * conversion PyLong_AsLongLong uses on some versions. */
 static int read_int64(PyObject *obj, int64_t *out) {

@@ -12,20 +12,6 @@
 #include "pyglue.h"
 
 #define PARAM_BUFFER 4096 /* CUDA's classic kernel parameter limit, in bytes */
-#define DL_CUDA 2
-
-typedef int (*work_stream_fn)(int32_t device_type, int32_t device_id, void **stream);
-
-/* current_work_stream from a DLPack exchange capsule of major version 1, or NULL. */
-static work_stream_fn exchange_work_stream(PyObject *capsule) {
-    struct {
-        uint32_t major, minor;
-        void *prev, *allocator, *managed_from, *managed_to, *dltensor_from;
-        work_stream_fn current_work_stream;
-    } *api = capsule == Py_None ? NULL : PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
-    PyErr_Clear();
-    return api != NULL && api->major == 1 ? api->current_work_stream : NULL;
-}
 
 typedef struct {
     PyObject_HEAD
@@ -42,7 +28,7 @@ typedef struct {
     PyObject *device;        /* the device the module was loaded on (int), or NULL */
     PyObject *stream_fn;     /* otherwise: a callable returning the stream, or NULL (CPU) */
     void *context;           /* the CUDA context current when the plan was made (the module's) */
-    work_stream_fn work_stream; /* torch's DLPack current_work_stream, or NULL: get_stream */
+    const tl_dlpack_api *exchange; /* torch's DLPack exchange API (its current_work_stream) */
     int device_id;
     size_t buffer_size;      /* > 0: launch from one buffer, parameter i at offset[i] */
     uint16_t offset[MAX_ARGS];
@@ -110,7 +96,7 @@ static int plan_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
     if (!cpu) {
         read_layout(self);
     }
-    self->work_stream = NULL;
+    self->exchange = NULL;
     if (device != Py_None) {
         long id = PyLong_AsLong(device);
         if (id < 0 || id > INT32_MAX) {
@@ -119,7 +105,7 @@ static int plan_init(PyObject *self_obj, PyObject *args, PyObject *kwargs) {
             return -1;
         }
         self->device_id = (int)id;
-        self->work_stream = exchange_work_stream(exchange);
+        self->exchange = tl_dlpack_api_of(exchange);
     }
     PyObject *refs[4] = {get_device, get_stream, device, stream_fn};
     PyObject **slots[4] = {&self->get_device, &self->get_stream, &self->device,
@@ -195,8 +181,9 @@ static int read_grid(PyObject *grid, uint32_t dims[3]) {
 static int current_stream(Plan *p, void **stream) {
     PyObject *s;
     if (p->get_device != NULL && p->context != NULL && tl_cuda_current_context() == p->context) {
-        if (p->work_stream != NULL) { /* the same answer, without a Python call */
-            if (p->work_stream(DL_CUDA, p->device_id, stream) == 0) {
+        if (p->exchange != NULL && p->exchange->current_work_stream != NULL) {
+            /* the same answer as get_stream, without a Python call */
+            if (p->exchange->current_work_stream(DL_CUDA, p->device_id, stream) == 0) {
                 return TL_PLAN_DONE;
             }
             PyErr_Clear(); /* torch's error is raised again by the Python call */

@@ -47,6 +47,29 @@ typedef struct {
     uint64_t address;
 } tl_value;
 
+/* DLPack's exchange API (major version 1), as torch.Tensor.__dlpack_c_exchange_api__ provides
+ * it: a DLTensor filled from a Python object in one C call, and the current stream. */
+typedef struct {
+    void *data;
+    int32_t device_type, device_id;
+    int32_t ndim;
+    uint8_t code, bits;
+    uint16_t lanes;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} tl_dltensor;
+#define DL_CPU 1
+#define DL_CUDA 2
+typedef struct {
+    uint32_t major, minor;
+    void *prev, *allocator, *managed_from, *managed_to;
+    int (*dltensor_from)(void *object, tl_dltensor *out);
+    int (*current_work_stream)(int32_t device_type, int32_t device_id, void **stream);
+} tl_dlpack_api;
+
+/* The table in a "dlpack_exchange_api" capsule of major version 1, else NULL (no error set). */
+const tl_dlpack_api *tl_dlpack_api_of(PyObject *capsule);
+
 /* plan.c: how one compiled kernel launches without Python. */
 enum { TL_PLAN_ERROR = -1, TL_PLAN_DONE = 0, TL_PLAN_DELEGATE = 1, TL_PLAN_ASSERT = 2 };
 typedef struct {
