@@ -136,9 +136,9 @@ def test_torch_subclass_takes_the_generic_path():
 
 
 def test_numpy_dtype_is_read_from_the_array_struct():
-    from tilec.runtime import specialize
+    from tilec.runtime import numpy_struct
 
-    assert specialize.numpy_layout().descr > 0
+    assert numpy_struct.layout().descr > 0
     for dtype in (np.float32, np.float64, np.float32):
         x, y = (np.arange(64, dtype=dtype) for _ in range(2))
         out = np.full(64, np.nan, dtype)

@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import config
 from ..errors import TilecError, UsageError
-from . import specialize
+from . import numpy_struct, specialize
 from .kernel import normalize_grid
 
 Launch = Callable[..., Any]
@@ -172,7 +172,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
     namespace: dict[str, Any] = {}
     source = generate_source(name, params, jit._written)
     exec(compile(source, f"<tilec launch {name}>", "exec"), namespace)
-    fast_np = specialize.numpy_fast_path()
+    fast_np = numpy_struct.fast_path()
     torch = sys.modules.get("torch")
     launch = namespace["_tilec_factory"](
         jit,
@@ -191,7 +191,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
         specialize.TORCH_HOST_KEYS,
         specialize.TORCH_CUDA_KEYS,
         specialize.torch_keys,
-        specialize.memory_words() if fast_np else None,
+        numpy_struct.memory_words() if fast_np else None,
         id,
         TilecError,
         read_only_error,
@@ -208,8 +208,8 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
     native = launcher.native_module()
     if native is None:
         return None
-    fast_np = specialize.numpy_fast_path()
-    layout = specialize.numpy_layout() if fast_np else specialize.NumpyLayout(0, 0)
+    fast_np = numpy_struct.fast_path()
+    layout = numpy_struct.layout() if fast_np else numpy_struct.NumpyLayout(0, 0)
     torch = sys.modules.get("torch")
     kinds = b"".join(_native_kind(p, jit._written) for p in params)
     return native.Dispatcher(
