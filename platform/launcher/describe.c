@@ -216,8 +216,9 @@ static int as_is(PyObject *a, PyObject *key, PyObject **key_out, tl_value *value
  * -1 (an exception may be set) sends the launch to the Python path. */
 int tl_describe(Dispatcher *d, PyObject *a, char kind, PyObject **key, tl_value *value) {
     if (kind == 'c') {
-        PyObject *k = PyLong_CheckExact(a) ? (Py_INCREF(a), a)
-                                           : PyObject_CallFunctionObjArgs(d->constexpr_key, a, NULL);
+        PyObject *k = PyLong_CheckExact(a)
+                          ? (Py_INCREF(a), a)
+                          : PyObject_CallFunctionObjArgs(d->constexpr_key, a, NULL);
         return k == NULL ? -1 : as_is(a, k, key, value);
     }
     if (kind == 'u') {
