@@ -131,9 +131,7 @@ typedef struct {
     tl_cond wake, done;
     int workers;          /* threads started so far */
     volatile uint64_t generation; /* bumped once per job (read unlocked while spinning) */
-    int wanted;           /* how many workers take part in the current job: the first to */
-    int tickets;          /* arrive, each taking one of its tickets */
-    int sleeping;         /* workers waiting on `wake` */
+    int wanted;           /* workers with index < wanted take part in the current job */
     volatile int finished; /* (read unlocked while the caller spins) */
     grid_job *job;
 #ifndef _WIN32
@@ -143,6 +141,7 @@ typedef struct {
 
 typedef struct {
     pool *p;
+    int index;
     uint64_t seen; /* the generation current when the worker was started */
 } worker_arg;
 
@@ -155,21 +154,18 @@ THREAD_FN(pool_main) {
     int took_part = 1;
     for (;;) {
         /* Watch for the next job a while (only a worker the last job used: the pool may hold
-         * more workers than today's grids want), then sleep until one comes. The job, its
-         * generation and a ticket are taken together under the lock: a worker may wake for
-         * one job and find a later one, whose fields it must then read. */
+         * more workers than today's grids want), then sleep until one comes. Job, wanted and
+         * generation are read together under the lock: a worker that was not wanted may see a
+         * later generation than the one that woke it, and must then read that job's fields. */
         if (took_part) {
             spin_while_u64(&p->generation, w.seen, TL_WORKER_SPIN_NS);
         }
         lock(&p->lock);
         while (p->generation == w.seen) {
-            p->sleeping++;
             cond_wait(&p->wake, &p->lock);
-            p->sleeping--;
         }
         w.seen = p->generation;
-        int take = p->tickets < p->wanted;
-        p->tickets += take;
+        int take = w.index < p->wanted;
         grid_job *job = p->job;
         unlock(&p->lock);
         took_part = take;
@@ -238,6 +234,7 @@ static int grow(pool *p, int want) {
             break;
         }
         arg->p = p;
+        arg->index = p->workers;
         arg->seen = p->generation;
         if (!thread_start(&t, pool_main, arg)) {
             free(arg);
@@ -259,16 +256,9 @@ static int run_pooled(grid_job *job, int threads) {
     p->wanted = grow(p, threads - 1);
     int wanted = p->wanted;
     p->job = job;
-    p->tickets = 0;
     store_int(&p->finished, 0);
     store_u64(&p->generation, p->generation + 1);
-    /* Wake only as many sleepers as the job has tickets: every worker not asleep (watching
-     * for jobs, or woken and not yet running) checks the generation on its own, so with these
-     * at least `wanted` workers arrive, and a small grid on a large pool wakes few threads. */
-    int wake = wanted < p->sleeping ? wanted : p->sleeping;
-    for (int i = 0; i < wake; i++) {
-        cond_signal(&p->wake);
-    }
+    cond_broadcast(&p->wake);
     unlock(&p->lock);
     work(job);
     if (!spin_until_int(&p->finished, wanted, TL_CALLER_SPIN_NS)) {

@@ -50,6 +50,7 @@ static inline void cond_wait(tl_cond *c, tl_mutex *m) {
     SleepConditionVariableSRW(c, m, INFINITE, 0);
 }
 static inline void cond_signal(tl_cond *c) { WakeConditionVariable(c); }
+static inline void cond_broadcast(tl_cond *c) { WakeAllConditionVariable(c); }
 
 static inline int thread_start(tl_thread *t, tl_thread_fn fn, void *arg) {
     *t = CreateThread(NULL, TL_STACK_SIZE, fn, arg, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
@@ -90,6 +91,7 @@ static inline void unlock(tl_mutex *m) { pthread_mutex_unlock(m); }
 static inline void cond_init(tl_cond *c) { pthread_cond_init(c, NULL); }
 static inline void cond_wait(tl_cond *c, tl_mutex *m) { pthread_cond_wait(c, m); }
 static inline void cond_signal(tl_cond *c) { pthread_cond_signal(c); }
+static inline void cond_broadcast(tl_cond *c) { pthread_cond_broadcast(c); }
 
 static inline int thread_start(tl_thread *t, tl_thread_fn fn, void *arg) {
     pthread_attr_t attr;
