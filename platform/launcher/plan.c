@@ -151,25 +151,37 @@ static int pack(char code, const tl_value *value, Py_ssize_t index, uint64_t *sl
     return magnitude != inf || isinf(PyFloat_AsDouble(obj));
 }
 
-/* A grid tuple of 1 to 3 ints in 0..2**31-1 as three dims; 0 when it is anything else. */
-static int read_grid(PyObject *grid, uint32_t dims[3]) {
-    if (!PyTuple_CheckExact(grid)) {
+/* One grid dimension: an int in 0..2**31-1; 0 when it is anything else. */
+static int read_dim(PyObject *item, uint32_t *dim) {
+    int overflow = 0;
+    long long v = PyLong_CheckExact(item) ? PyLong_AsLongLongAndOverflow(item, &overflow) : -1;
+    if (overflow || v < 0 || v > INT32_MAX) {
+        PyErr_Clear();
         return 0;
     }
-    Py_ssize_t n = PyTuple_Size(grid);
+    *dim = (uint32_t)v;
+    return 1;
+}
+
+/* A grid as three dims: an int, or a tuple or list of 1 to 3 ints; 0 when it is anything
+ * else (the Python launch function normalizes or rejects it). */
+static int read_grid(PyObject *grid, uint32_t dims[3]) {
+    dims[1] = dims[2] = 1;
+    if (PyLong_CheckExact(grid)) {
+        return read_dim(grid, &dims[0]);
+    }
+    int tuple = PyTuple_CheckExact(grid);
+    if (!tuple && !PyList_CheckExact(grid)) {
+        return 0;
+    }
+    Py_ssize_t n = tuple ? PyTuple_Size(grid) : PyList_Size(grid);
     if (n < 1 || n > 3) {
         return 0;
     }
-    dims[1] = dims[2] = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyTuple_GetItem(grid, i);
-        int overflow = 0;
-        long long v = PyLong_CheckExact(item) ? PyLong_AsLongLongAndOverflow(item, &overflow) : -1;
-        if (overflow || v < 0 || v > INT32_MAX) {
-            PyErr_Clear();
+        if (!read_dim(tuple ? PyTuple_GetItem(grid, i) : PyList_GetItem(grid, i), &dims[i])) {
             return 0;
         }
-        dims[i] = (uint32_t)v;
     }
     return 1;
 }
