@@ -178,3 +178,13 @@ def test_launches_go_on_torchs_current_stream(disabled):
             side.synchronize()
             assert torch.all(out_seen == 7.0)
             out.fill_(float("nan"))
+
+
+@pytest.mark.parametrize("grid", [(4,), [4], 4, [4, 1, 1]], ids=["tuple", "list", "int", "3d list"])
+def test_every_grid_form_cold_and_warm(grid):
+    n = 4096
+    for _ in range(2):  # the second launch is a warm one, through the native path
+        x, y, out = _inputs(n)
+        add_kernel[grid](x, y, out, n, BLOCK=1024)
+        expected = x.double().cpu().numpy() + y.double().cpu().numpy()
+        np.testing.assert_allclose(out.cpu().numpy(), expected, rtol=1e-6)
