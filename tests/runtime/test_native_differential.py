@@ -1,0 +1,102 @@
+"""Random launches, each made warm through the native dispatcher and through the Python path
+(TILEC_DISABLE_LAUNCHER): the same results, or the same error, for every mix of argument
+types, argument passing and grid form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+from tilec import config
+from tilec.runtime import launcher
+
+pytestmark = pytest.mark.skipif(
+    launcher.native_module() is None, reason="needs the native launcher (tilec._launcher)"
+)
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path):
+    with config.override(cache_dir=tmp_path / "cache", backend=None, disable_launcher=False):
+        yield
+
+
+@tilec.jit
+def scaled(x_ptr, out_ptr, a, n, flag, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask) * a
+    if flag:
+        v = v + 1
+    tl.store(out_ptr + offs, v, mask=mask)
+
+
+SCALARS = [0, 1, 2, 16, -3, 2**31 + 5, 2.5, -0.5, True, np.float32(1.5), np.int64(3), 1e39]
+DTYPES = ["float32", "float64", "int32"]
+
+
+def _array(rng, dtype, n, torch_arrays):
+    data = (rng.standard_normal(n) * 8).astype(dtype)
+    if torch_arrays:
+        import torch
+
+        return torch.from_numpy(data)
+    return data
+
+
+def _grid(kind, n, block):
+    count = -(-n // block)
+    return {
+        "tuple": (count,),
+        "list": [count],
+        "int": count,
+        "callable": lambda meta: (tilec.cdiv(meta["n"], meta["BLOCK"]),),
+    }[kind]
+
+
+def _launch(args, kwargs, grid, out):
+    try:
+        scaled[grid](*args, **kwargs)
+        scaled[grid](*args, **kwargs)  # warm
+    except Exception as exc:  # compared between the two paths
+        return ("error", type(exc).__name__, str(exc))
+    return ("ok", np.array(out.numpy() if hasattr(out, "numpy") else out, copy=True))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_native_and_python_paths_agree(seed):
+    torch_arrays = seed % 2 == 1
+    if torch_arrays:
+        pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    seen: set[str] = set()
+    for _ in range(25):
+        n = int(rng.choice([1, 16, 37, 200]))
+        block = int(rng.choice([16, 64]))
+        dtype = str(rng.choice(DTYPES))
+        a = SCALARS[int(rng.integers(len(SCALARS)))]
+        flag = bool(rng.integers(2))
+        grid_kind = str(rng.choice(["tuple", "list", "int", "callable"]))
+        by_keyword = bool(rng.integers(2))
+        x = _array(rng, dtype, n, torch_arrays)
+        outcomes = []
+        for disabled in (False, True):
+            out = _array(rng, dtype, n, torch_arrays)
+            out[:] = 0
+            if by_keyword:
+                args, kwargs = (x,), dict(out_ptr=out, n=n, a=a, flag=flag, BLOCK=block)
+            else:
+                args, kwargs = (x, out, a, n, flag), dict(BLOCK=block)
+            with config.override(disable_launcher=disabled):
+                outcomes.append(_launch(args, kwargs, _grid(grid_kind, n, block), out))
+        native, python = outcomes
+        seen.add(native[0] if native[0] == "ok" else native[1])
+        case = f"n={n} block={block} {dtype} a={a!r} flag={flag} {grid_kind} kw={by_keyword}"
+        assert native[0] == python[0], (case, native, python)
+        if native[0] == "ok":
+            np.testing.assert_array_equal(native[1], python[1], err_msg=case)
+        else:
+            assert native[1:] == python[1:], case
+    assert "ok" in seen  # most draws launch; the others must fail alike
