@@ -8,7 +8,11 @@
 #include <stddef.h>
 
 #include "pyglue.h"
+#ifndef Py_T_PYSSIZET /* the member constants' names before CPython 3.12 */
 #include "structmember.h"
+#define Py_T_PYSSIZET T_PYSSIZET
+#define Py_READONLY READONLY
+#endif
 
 typedef struct {
     PyObject_HEAD
@@ -139,7 +143,7 @@ static PyType_Spec kernel_base_spec = {
 };
 
 static PyMemberDef bound_members[] = {
-    {"__vectorcalloffset__", T_PYSSIZET, offsetof(Bound, vectorcall), READONLY, NULL},
+    {"__vectorcalloffset__", Py_T_PYSSIZET, offsetof(Bound, vectorcall), Py_READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
