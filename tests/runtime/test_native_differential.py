@@ -1,6 +1,7 @@
 """Random launches, each made warm through the native dispatcher and through the Python path
 (TILEC_DISABLE_LAUNCHER): the same results, or the same error, for every mix of argument
-types, argument passing and grid form."""
+types, argument passing and grid form, on numpy arrays, torch CPU tensors and (marked gpu)
+torch CUDA tensors."""
 
 from __future__ import annotations
 
@@ -37,13 +38,22 @@ SCALARS = [0, 1, 2, 16, -3, 2**31 + 5, 2.5, -0.5, True, np.float32(1.5), np.int6
 DTYPES = ["float32", "float64", "int32"]
 
 
-def _array(rng, dtype, n, torch_arrays):
+def _array(rng, dtype, n, kind):
     data = (rng.standard_normal(n) * 8).astype(dtype)
-    if torch_arrays:
-        import torch
+    if kind == "numpy":
+        return data
+    import torch
 
-        return torch.from_numpy(data)
-    return data
+    tensor = torch.from_numpy(data)
+    return tensor.cuda() if kind == "cuda" else tensor
+
+
+def _has_cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
 
 
 def _grid(kind, n, block):
@@ -62,13 +72,21 @@ def _launch(args, kwargs, grid, out):
         scaled[grid](*args, **kwargs)  # warm
     except Exception as exc:  # compared between the two paths
         return ("error", type(exc).__name__, str(exc))
-    return ("ok", np.array(out.numpy() if hasattr(out, "numpy") else out, copy=True))
+    return ("ok", np.array(out.cpu().numpy() if hasattr(out, "cpu") else out, copy=True))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_native_and_python_paths_agree(seed):
-    torch_arrays = seed % 2 == 1
-    if torch_arrays:
+CUDA = pytest.mark.skipif(not _has_cuda(), reason="needs an NVIDIA GPU and torch")
+KINDS = [
+    *[pytest.param("numpy", seed, id=f"numpy-{seed}") for seed in range(3)],
+    *[pytest.param("torch", seed, id=f"torch-{seed}") for seed in range(3)],
+    *[pytest.param("cuda", seed, id=f"cuda-{seed}", marks=[pytest.mark.gpu, CUDA])
+      for seed in range(3)],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "seed"), KINDS)
+def test_native_and_python_paths_agree(kind, seed):
+    if kind != "numpy":
         pytest.importorskip("torch")
     rng = np.random.default_rng(seed)
     seen: set[str] = set()
@@ -80,10 +98,10 @@ def test_native_and_python_paths_agree(seed):
         flag = bool(rng.integers(2))
         grid_kind = str(rng.choice(["tuple", "list", "int", "callable"]))
         by_keyword = bool(rng.integers(2))
-        x = _array(rng, dtype, n, torch_arrays)
+        x = _array(rng, dtype, n, kind)
         outcomes = []
         for disabled in (False, True):
-            out = _array(rng, dtype, n, torch_arrays)
+            out = _array(rng, dtype, n, kind)
             out[:] = 0
             if by_keyword:
                 args, kwargs = (x,), dict(out_ptr=out, n=n, a=a, flag=flag, BLOCK=block)
