@@ -1,7 +1,8 @@
 /* Describing one launch argument as its specialization key part and launch value, exactly as
  * the generated Python launch function does: numpy arrays through their struct (data pointer,
- * flags, dtype), torch tensors through data_ptr(), dtype and is_cuda (read through the type's
- * own descriptors), small ints and floats inline, other types through the runtime's per-type
+ * flags, dtype); torch tensors through torch's DLPack exchange API (pointer, device and dtype
+ * in one C call), else through data_ptr(), dtype and is_cuda (the last two through the type's
+ * own descriptors); small ints and floats inline; other types through the runtime's per-type
  * describers. -1 sends the launch to the Python path.
  */
 #include "dispatcher.h"
