@@ -100,7 +100,12 @@ def reload() -> Config:
 
 @contextlib.contextmanager
 def override(**changes: object) -> Iterator[Config]:
-    """Temporarily replace fields of the active configuration."""
+    """Temporarily replace fields of the active configuration.
+
+    The change is process-wide: every thread sees it while the block runs, and the exit
+    restores the configuration that was active at entry. Overrides made from several threads
+    at once must therefore nest (exit in the reverse order of entry), or an exit restores a
+    configuration another thread had replaced."""
     global _active
     names = {f.name for f in fields(Config)}
     unknown = set(changes) - names
