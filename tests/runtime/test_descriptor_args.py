@@ -7,14 +7,9 @@ import pytest
 
 import tilec
 import tilec.language as tl
-from tilec import config
 from tilec.tools.tensor_descriptor import TensorDescriptor
 
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path):
-    with config.override(cache_dir=tmp_path / "cache", backend=None):
-        yield
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @tilec.jit

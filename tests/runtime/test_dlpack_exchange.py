@@ -11,20 +11,17 @@ import tilec
 import tilec.language as tl
 from tilec import config
 from tilec.errors import UsageError
-from tilec.runtime import dlpack_exchange, launcher
+from tilec.runtime import dlpack_exchange
+
+from .conftest import NEEDS_NATIVE
 
 torch = pytest.importorskip("torch")
 exchange = dlpack_exchange.torch_exchange(torch)
 pytestmark = [
     pytest.mark.skipif(exchange is None, reason="this torch has no DLPack exchange API"),
-    pytest.mark.skipif(launcher.native_module() is None, reason="needs the native launcher"),
+    NEEDS_NATIVE,
+    pytest.mark.usefixtures("native_launcher"),
 ]
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path):
-    with config.override(cache_dir=tmp_path / "cache", backend=None, disable_launcher=False):
-        yield
 
 
 @tilec.jit

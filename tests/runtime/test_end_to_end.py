@@ -14,17 +14,13 @@ import pytest
 
 import tilec
 import tilec.language as tl
-from tilec import config
 from tilec.errors import DeviceAssertError
 
 WORKER = Path(__file__).with_name("e2e_worker.py")
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path):
-    with config.override(cache_dir=tmp_path / "cache", backend=None):
-        yield tmp_path / "cache"
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def _fresh_process(cache_dir: Path) -> dict:

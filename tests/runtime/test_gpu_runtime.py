@@ -23,13 +23,8 @@ def _gpu() -> bool:
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not _gpu(), reason="needs an NVIDIA GPU and torch"),
+    pytest.mark.usefixtures("private_cache"),
 ]
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path):
-    with config.override(cache_dir=tmp_path / "cache", backend=None):
-        yield
 
 
 @tilec.jit

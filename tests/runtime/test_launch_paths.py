@@ -17,10 +17,7 @@ from tilec.errors import UsageError
 torch = pytest.importorskip("torch")  # wheel tests and bare installs have no torch
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path):
-    with config.override(cache_dir=tmp_path / "cache", backend=None):
-        yield
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def _scale(x_ptr, out_ptr, a, n, BLOCK: tl.constexpr):

@@ -12,17 +12,10 @@ import tilec
 import tilec.language as tl
 from tilec import config
 from tilec.errors import DeviceAssertError, UsageError
-from tilec.runtime import launcher
 
-pytestmark = pytest.mark.skipif(
-    launcher.native_module() is None, reason="needs the native launcher (tilec._launcher)"
-)
+from .conftest import NEEDS_NATIVE
 
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path):
-    with config.override(cache_dir=tmp_path / "cache", backend=None, disable_launcher=False):
-        yield
+pytestmark = [NEEDS_NATIVE, pytest.mark.usefixtures("native_launcher")]
 
 
 @tilec.jit
