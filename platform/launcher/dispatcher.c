@@ -170,14 +170,6 @@ int tl_dispatch_add_types(PyObject *module) {
     if (intern_names() < 0) {
         return -1;
     }
-    tl_dispatcher_type = (PyTypeObject *)PyType_FromSpec(&dispatcher_spec);
-    if (tl_dispatcher_type == NULL) {
-        return -1;
-    }
-    Py_INCREF(tl_dispatcher_type);
-    if (PyModule_AddObject(module, "Dispatcher", (PyObject *)tl_dispatcher_type) < 0) {
-        Py_DECREF(tl_dispatcher_type);
-        return -1;
-    }
-    return 0;
+    tl_dispatcher_type = tl_py_add_type(module, &dispatcher_spec, "Dispatcher");
+    return tl_dispatcher_type == NULL ? -1 : 0;
 }

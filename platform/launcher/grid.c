@@ -1,12 +1,12 @@
 /* CPU grid runner: spreads a kernel's linear program range over native threads.
  *
  * Each thread runs its own contiguous share of the programs in chunks, then takes chunks from
- * the others' shares, so uneven programs still balance. The threads come from a persistent pool, so a launch costs a
- * wake-up rather than a thread creation; a launch that finds the pool busy (another thread is
- * running a grid) starts threads of its own. Waits spin briefly before they sleep: waking a
- * sleeping thread costs tens of microseconds (more on virtual machines), a large part of a
- * millisecond-long grid, and launches usually come back to back. The portable primitives are
- * in sync.h.
+ * the others' shares, so uneven programs still balance. The threads come from a persistent
+ * pool, so a launch costs a wake-up rather than a thread creation; a launch that finds the pool
+ * busy (another thread is running a grid) starts threads of its own. Waits spin briefly before
+ * they sleep: waking a sleeping thread costs tens of microseconds (more on virtual machines), a
+ * large part of a millisecond-long grid, and launches usually come back to back. The portable
+ * primitives are in sync.h.
  */
 #include "sync.h" /* first: it sets _XOPEN_SOURCE before any system header */
 

@@ -166,14 +166,8 @@ int tl_kernel_base_add_types(PyObject *module) {
         return -1;
     }
     bound_type = (PyTypeObject *)PyType_FromSpec(&bound_spec);
-    PyObject *base = PyType_FromSpec(&kernel_base_spec);
-    if (bound_type == NULL || base == NULL) {
-        Py_XDECREF(base);
-        return -1;
-    }
-    if (PyModule_AddObject(module, "KernelBase", base) < 0) {
-        Py_DECREF(base);
-        return -1;
-    }
-    return 0;
+    PyTypeObject *base =
+        bound_type != NULL ? tl_py_add_type(module, &kernel_base_spec, "KernelBase") : NULL;
+    Py_XDECREF(base); /* the module keeps it */
+    return base == NULL ? -1 : 0;
 }

@@ -30,6 +30,20 @@ PyObject *tl_py_launch_error(int code, const char *format, ...) {
     return NULL;
 }
 
+PyTypeObject *tl_py_add_type(PyObject *module, PyType_Spec *spec, const char *name) {
+    PyObject *type = PyType_FromSpec(spec);
+    if (type == NULL) {
+        return NULL;
+    }
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, name, type) < 0) {
+        Py_DECREF(type);
+        Py_DECREF(type);
+        return NULL;
+    }
+    return (PyTypeObject *)type;
+}
+
 const tl_dlpack_api *tl_dlpack_api_of(PyObject *capsule) {
     const tl_dlpack_api *api = PyCapsule_IsValid(capsule, "dlpack_exchange_api")
                                    ? PyCapsule_GetPointer(capsule, "dlpack_exchange_api")

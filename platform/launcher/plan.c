@@ -309,14 +309,6 @@ static PyType_Spec plan_spec = {
 };
 
 int tl_plan_add_type(PyObject *module) {
-    tl_plan_type = (PyTypeObject *)PyType_FromSpec(&plan_spec);
-    if (tl_plan_type == NULL) {
-        return -1;
-    }
-    Py_INCREF(tl_plan_type);
-    if (PyModule_AddObject(module, "Plan", (PyObject *)tl_plan_type) < 0) {
-        Py_DECREF(tl_plan_type);
-        return -1;
-    }
-    return 0;
+    tl_plan_type = tl_py_add_type(module, &plan_spec, "Plan");
+    return tl_plan_type == NULL ? -1 : 0;
 }

@@ -17,6 +17,10 @@ int tl_py_pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot);
 PyObject *tl_py_fault_error(const tl_fault *f, const uint32_t grid[3]);
 PyObject *tl_py_cuda_failure(int rc);
 
+/* A type made from spec and added to module as `name`; NULL on failure. The module holds one
+ * reference and the caller keeps the returned one for its own use. */
+PyTypeObject *tl_py_add_type(PyObject *module, PyType_Spec *spec, const char *name);
+
 /* Deallocates a garbage-collected heap-type instance after clear() dropped its references. */
 void tl_py_gc_dealloc(PyObject *self, inquiry clear);
 
