@@ -9,6 +9,15 @@
  */
 #include "dispatcher.h"
 
+/* The keywords of a call that are not parameters: launch options such as num_warps (borrowed
+ * from the call's vector). As in the Python path, they key the kernel table in call order. */
+typedef struct {
+    Py_ssize_t n;
+    PyObject *kwnames;
+    PyObject *const *values; /* the keyword values, in kwnames order */
+    Py_ssize_t at[MAX_ARGS]; /* the options' positions in kwnames */
+} launch_options;
+
 /* The generated launch function's call, slow(grid, *args, **kwargs), from a vector call. */
 static PyObject *slow_path(Dispatcher *d, PyObject *grid, PyObject *const *args,
                            Py_ssize_t nargs, PyObject *kwnames) {
@@ -53,9 +62,13 @@ static Py_ssize_t param_index(Dispatcher *d, PyObject *name) {
     return -1;
 }
 
-/* The arguments in parameter order (borrowed), defaults filled in; 0 when Python must bind. */
+/* The arguments in parameter order (borrowed), defaults filled in, and the launch options;
+ * 0 when Python must bind (a duplicate, a missing argument, ``warmup=``). */
 static int bind_arguments(Dispatcher *d, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames, PyObject **bound) {
+                          PyObject *kwnames, PyObject **bound, launch_options *opts) {
+    opts->n = 0;
+    opts->kwnames = kwnames;
+    opts->values = args + nargs;
     if (nargs > d->n) {
         return 0;
     }
@@ -64,9 +77,17 @@ static int bind_arguments(Dispatcher *d, PyObject *const *args, Py_ssize_t nargs
     }
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_Size(kwnames) : 0;
     for (Py_ssize_t k = 0; k < nkw; k++) {
-        Py_ssize_t i = param_index(d, PyTuple_GetItem(kwnames, k));
-        if (i < 0 || bound[i] != NULL) {
-            return 0; /* a launch option (num_warps=...) or a duplicate */
+        PyObject *name = PyTuple_GetItem(kwnames, k);
+        Py_ssize_t i = param_index(d, name);
+        if (i < 0) {
+            if (opts->n == MAX_ARGS || PyUnicode_CompareWithASCIIString(name, "warmup") == 0) {
+                return 0; /* compiling without launching is the Python path's */
+            }
+            opts->at[opts->n++] = k;
+            continue;
+        }
+        if (bound[i] != NULL) {
+            return 0;
         }
         bound[i] = args[nargs + k];
     }
@@ -81,8 +102,10 @@ static int bind_arguments(Dispatcher *d, PyObject *const *args, Py_ssize_t nargs
     return 1;
 }
 
-/* The grid to launch: a tuple as given, or a callable's result for the arguments by name. */
-static PyObject *evaluate_grid(Dispatcher *d, PyObject *grid, PyObject *const *bound) {
+/* The grid to launch: a tuple as given, or a callable's result for the arguments and launch
+ * options by name. */
+static PyObject *evaluate_grid(Dispatcher *d, PyObject *grid, PyObject *const *bound,
+                               const launch_options *opts) {
     if (PyTuple_CheckExact(grid) || !PyCallable_Check(grid)) {
         Py_INCREF(grid); /* a list or an int: the kernel's launch function normalizes it */
         return grid;
@@ -93,6 +116,13 @@ static PyObject *evaluate_grid(Dispatcher *d, PyObject *grid, PyObject *const *b
     }
     for (Py_ssize_t i = 0; i < d->n; i++) {
         if (PyDict_SetItem(meta, d->name_at[i], bound[i]) < 0) {
+            Py_DECREF(meta);
+            return NULL;
+        }
+    }
+    for (Py_ssize_t j = 0; j < opts->n; j++) {
+        Py_ssize_t k = opts->at[j];
+        if (PyDict_SetItem(meta, PyTuple_GetItem(opts->kwnames, k), opts->values[k]) < 0) {
             Py_DECREF(meta);
             return NULL;
         }
@@ -209,6 +239,42 @@ static int same_keys(PyObject *keys, PyObject *const *parts, Py_ssize_t n) {
     return 1;
 }
 
+/* The key parts as a tuple (new reference), or NULL without an exception. */
+static PyObject *key_tuple(Dispatcher *d, PyObject *const *parts) {
+    PyObject *keys = PyTuple_New(d->n);
+    if (keys == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        Py_INCREF(parts[i]);
+        PyTuple_SetItem(keys, i, parts[i]);
+    }
+    return keys;
+}
+
+/* The kernel compiled with launch options: the table's key is (key parts, ((name, value),
+ * ...)) in call order, as the Python path stores it. NULL without an exception: none. */
+static PyObject *find_kernel_with_options(Dispatcher *d, PyObject *keys,
+                                          const launch_options *opts) {
+    PyObject *items = PyTuple_New(opts->n);
+    for (Py_ssize_t j = 0; items != NULL && j < opts->n; j++) {
+        Py_ssize_t k = opts->at[j];
+        PyObject *item = PyTuple_Pack(2, PyTuple_GetItem(opts->kwnames, k), opts->values[k]);
+        if (item == NULL) {
+            Py_CLEAR(items);
+            break;
+        }
+        PyTuple_SetItem(items, j, item);
+    }
+    PyObject *full = items != NULL ? PyTuple_Pack(2, keys, items) : NULL;
+    PyObject *kernel = full != NULL ? lookup(d, full) : NULL; /* unhashable: not found */
+    Py_XDECREF(full);
+    Py_XDECREF(items);
+    PyErr_Clear();
+    return kernel;
+}
+
 /* The kernel for these key parts (new reference; NULL without an exception: not compiled). */
 static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
     if (d->last_keys != NULL) {
@@ -224,14 +290,9 @@ static PyObject *find_kernel(Dispatcher *d, PyObject *const *parts) {
         }
         Py_DECREF(kernel);
     }
-    PyObject *keys = PyTuple_New(d->n);
+    PyObject *keys = key_tuple(d, parts);
     if (keys == NULL) {
-        PyErr_Clear();
         return NULL;
-    }
-    for (Py_ssize_t i = 0; i < d->n; i++) {
-        Py_INCREF(parts[i]);
-        PyTuple_SetItem(keys, i, parts[i]);
     }
     PyObject *kernel = lookup(d, keys);
     if (kernel != NULL) {
@@ -248,7 +309,8 @@ PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *const *arg
     Dispatcher *d = (Dispatcher *)dispatcher;
     PyObject *bound[MAX_ARGS], *parts[MAX_ARGS];
     tl_value values[MAX_ARGS];
-    if (!bind_arguments(d, args, nargs, kwnames, bound) || !config_current(d)) {
+    launch_options opts;
+    if (!bind_arguments(d, args, nargs, kwnames, bound, &opts) || !config_current(d)) {
         return slow_path(d, grid, args, nargs, kwnames);
     }
     Py_ssize_t done = 0;
@@ -258,11 +320,15 @@ PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *const *arg
         }
     }
     PyObject *kernel = NULL, *result = NULL;
-    if (done == d->n) {
+    if (done == d->n && opts.n == 0) {
         kernel = find_kernel(d, parts);
+    } else if (done == d->n) {
+        PyObject *keys = key_tuple(d, parts);
+        kernel = keys != NULL ? find_kernel_with_options(d, keys, &opts) : NULL;
+        Py_XDECREF(keys);
     }
     if (kernel != NULL) {
-        PyObject *g = evaluate_grid(d, grid, bound);
+        PyObject *g = evaluate_grid(d, grid, bound, &opts);
         result = g ? launch_kernel(d, kernel, g, values, d->n) : NULL;
         Py_XDECREF(g);
         Py_DECREF(kernel);

@@ -1,7 +1,7 @@
 """Random launches, each made warm through the native dispatcher and through the Python path
 (TILEC_DISABLE_LAUNCHER): the same results, or the same error, for every mix of argument
-types, argument passing and grid form, on numpy arrays, torch CPU tensors and (marked gpu)
-torch CUDA tensors."""
+types, argument passing, launch options and grid form, on numpy arrays, torch CPU tensors
+and (marked gpu) torch CUDA tensors."""
 
 from __future__ import annotations
 
@@ -91,20 +91,24 @@ def test_native_and_python_paths_agree(kind, seed):
         flag = bool(rng.integers(2))
         grid_kind = str(rng.choice(["tuple", "list", "int", "callable"]))
         by_keyword = bool(rng.integers(2))
+        options = [{}, {"num_warps": 2}, {"num_warps": 1, "num_stages": 2}][int(rng.integers(3))]
         x = _array(rng, dtype, n, kind)
         outcomes = []
         for disabled in (False, True):
             out = _array(rng, dtype, n, kind)
             out[:] = 0
             if by_keyword:
-                args, kwargs = (x,), dict(out_ptr=out, n=n, a=a, flag=flag, BLOCK=block)
+                args, kwargs = (x,), dict(out_ptr=out, n=n, a=a, flag=flag, BLOCK=block, **options)
             else:
-                args, kwargs = (x, out, a, n, flag), dict(BLOCK=block)
+                args, kwargs = (x, out, a, n, flag), dict(BLOCK=block, **options)
             with config.override(disable_launcher=disabled):
                 outcomes.append(_launch(args, kwargs, _grid(grid_kind, n, block), out))
         native, python = outcomes
         seen.add(native[0] if native[0] == "ok" else native[1])
-        case = f"n={n} block={block} {dtype} a={a!r} flag={flag} {grid_kind} kw={by_keyword}"
+        case = (
+            f"n={n} block={block} {dtype} a={a!r} flag={flag} {grid_kind} kw={by_keyword} "
+            f"options={options}"
+        )
         assert native[0] == python[0], (case, native, python)
         if native[0] == "ok":
             np.testing.assert_array_equal(native[1], python[1], err_msg=case)

@@ -83,9 +83,10 @@ class Heuristics(KernelInterface):
         functools.update_wrapper(self, _base_jit(fn).fn)  # type: ignore[arg-type]
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> Any:
-        for name, heuristic in self.values.items():
-            kwargs[name] = heuristic(self._named(args, kwargs))
-        return self.fn.run(*args, grid=grid, **kwargs)
+        named = self._named(args, kwargs)
+        for name, heuristic in self.values.items():  # each sees the ones before it
+            kwargs[name] = named[name] = heuristic(named)
+        return self.fn[grid](*args, **kwargs)  # the wrapped kernel's own (native) launch path
 
 
 def heuristics(values: dict[str, Callable[[dict[str, Any]], Any]]) -> Callable[[Any], Heuristics]:
