@@ -1,9 +1,10 @@
 """Host launch overhead of tilec beside Triton and torch, and first-call time in a fresh process.
 
 Times rounds of back-to-back launches of empty 5- and 20-argument kernels on a 1-program grid
-(the GPU synchronized between rounds), the launcher's raw native call with pre-packed arguments
-(the floor), torch's eager add on a small tensor and Triton's launch when installed, taking the
-rounds in turn and keeping each one's best; then the first call in a fresh process with a cold
+(the GPU synchronized between rounds), the 5-argument kernel autotuned over two configs, the
+launcher's raw native call with pre-packed arguments (the floor), torch's eager add on a small
+tensor and Triton's launches when installed, taking the rounds in turn and keeping each one's
+best; then the first call in a fresh process with a cold
 and with a warm kernel cache. Prints a table and writes JSON to bench/results/.
 
     PYTHONPATH=src python bench/launch.py [--device cpu|cuda] [--quick]
@@ -37,6 +38,13 @@ import tilec.language as tl  # noqa: E402
 def empty5(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     tl.store(out_ptr + pid, tl.load(x_ptr + pid))
+
+
+# The same kernel autotuned over two configs (key n): a warm launch looks the tuned config up.
+tuned5 = tilec.autotune(
+    configs=[tilec.Config({"BLOCK": 64}), tilec.Config({"BLOCK": 128})], key=["n"],
+    warmup=1, rep=5,
+)(tilec.jit(empty5.fn))  # fmt: skip
 
 
 @tilec.jit
@@ -121,8 +129,10 @@ def _torch_eager(device: str) -> Callable[[], Any] | None:
     return lambda: torch.add(a, a, out=out)
 
 
-def _triton(device: str) -> tuple[Callable[[], Any], Callable[[], Any], str] | None:
-    """Triton's launches of the same two kernels (5 and 20 arguments) and its version."""
+def _triton(
+    device: str,
+) -> tuple[Callable[[], Any], Callable[[], Any], Callable[[], Any], str] | None:
+    """Triton's launches of the same kernels (5 arguments, 5 autotuned, 20) and its version."""
     if device != "cuda" or importlib.util.find_spec("triton") is None:
         return None
     import triton  # the reference, only timed beside tilec
@@ -132,6 +142,10 @@ def _triton(device: str) -> tuple[Callable[[], Any], Callable[[], Any], str] | N
     path.write_text(
         "import triton\nimport triton.language as tl\n\n@triton.jit\n"
         "def empty5(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+        "    pid = tl.program_id(0)\n    tl.store(out_ptr + pid, tl.load(x_ptr + pid))\n\n"
+        "@triton.autotune(configs=[triton.Config({'BLOCK': 64}), triton.Config({'BLOCK': 128})],"
+        " key=['n'], warmup=1, rep=5)\n@triton.jit\n"
+        "def tuned5(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
         "    pid = tl.program_id(0)\n    tl.store(out_ptr + pid, tl.load(x_ptr + pid))\n\n"
         f"@triton.jit\ndef empty20({args20}):\n"
         "    pid = tl.program_id(0)\n    tl.store(p1 + pid, tl.load(p0 + pid))\n"
@@ -143,6 +157,7 @@ def _triton(device: str) -> tuple[Callable[[], Any], Callable[[], Any], str] | N
     x = _arrays(device, 10)
     return (
         lambda: mod.empty5[(1,)](x[0], x[1], x[2], 1024, BLOCK=128),
+        lambda: mod.tuned5[(1,)](x[0], x[1], x[2], 1024),
         lambda: mod.empty20[(1,)](*x, *[1024] * 10),
         triton.__version__,
     )
@@ -152,6 +167,7 @@ def launch_overhead(device: str, n: int) -> dict[str, Any]:
     x = _arrays(device, 10)
     call5 = lambda: empty5[(1,)](x[0], x[1], x[2], 1024, BLOCK=128)  # noqa: E731
     call20 = lambda: empty20[(1,)](*x, *[1024] * 10)  # noqa: E731
+    tuned = lambda: tuned5[(1,)](x[0], x[1], x[2], 1024)  # noqa: E731
     k5, k20 = call5(), call20()
     v5 = (*tuple(_address(a) for a in x[:3]), 1024, 128)
     v20 = tuple(_address(a) for a in x) + (1024,) * 10
@@ -159,14 +175,16 @@ def launch_overhead(device: str, n: int) -> dict[str, Any]:
     calls = {
         "tilec 5 args": call5,
         "tilec 20 args": call20,
+        "tilec 5 args autotuned": tuned,
         "native floor 5 args": _native_floor(k5, v5, device),
         "native floor 20 args": _native_floor(k20, v20, device),
         "torch eager add": _torch_eager(device),
         "triton 5 args": triton[0] if triton else None,
-        "triton 20 args": triton[1] if triton else None,
+        "triton 5 args autotuned": triton[1] if triton else None,
+        "triton 20 args": triton[2] if triton else None,
     }
     result: dict[str, Any] = _interleaved(calls, n, _sync(device), device == "cuda")
-    result["triton version"] = triton[2] if triton else None
+    result["triton version"] = triton[3] if triton else None
     return result
 
 
