@@ -4,8 +4,8 @@ Times rounds of back-to-back launches of empty 5- and 20-argument kernels on a 1
 (the GPU synchronized between rounds), the 5-argument kernel autotuned over two configs, the
 launcher's raw native call with pre-packed arguments (the floor), torch's eager add on a small
 tensor and Triton's launches when installed, taking the rounds in turn and keeping each one's
-best; then the first call in a fresh process with a cold
-and with a warm kernel cache. Prints a table and writes JSON to bench/results/.
+best; then the first call in a fresh process with a cold and with a warm kernel cache. Prints
+a table and writes JSON to bench/results/.
 
     PYTHONPATH=src python bench/launch.py [--device cpu|cuda] [--quick]
 """
