@@ -3,7 +3,7 @@
  * It does what the kernel's generated Python launch function does on a warm call (bind the
  * arguments, describe each into its specialization key part, look the compiled kernel up in
  * the JIT's table, launch it through its Plan) and builds exactly the same keys, so both share
- * one table. Whatever it does not handle itself (a missing kernel, launch options, an argument
+ * one table. Whatever it does not handle itself (a missing kernel, ``warmup=``, an argument
  * type without a describer, any error) goes to that Python function, which compiles, explains
  * or raises, so the two paths behave identically.
  */

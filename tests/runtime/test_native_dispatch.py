@@ -190,7 +190,7 @@ def test_same_results_as_the_python_fallback():
     np.testing.assert_array_equal(outs[0], outs[1])
 
 
-def test_launch_options_take_the_python_path():
+def test_launch_options_reach_the_kernel():
     x, y, out = _inputs(64)
     axpy[(1,)](x, y, out, 1.0, 64, False, None, BLOCK=64, num_warps=2)
     np.testing.assert_allclose(out, _reference(x, y, 1.0, False), rtol=1e-6, atol=1e-5)
