@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, overload
 
@@ -98,6 +99,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         self.backend = backend
         self._launch_fn: Callable[..., LaunchedKernel] | None = None
         self._bind: Callable[[Any], Callable[..., LaunchedKernel]] | None = None
+        _LIVE.add(self)
         self._tables: dict[tuple[Any, ...], dict[Any, LaunchedKernel]] = {}
         self._kernels: dict[Any, LaunchedKernel] = {}
         self._cfg: Any = None
@@ -153,6 +155,11 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
     def _reset_bind(self) -> None:
         self._bind = None
         self._set_dispatcher(None)
+
+    def _rebuild_launch(self) -> None:
+        """Generate the launch function and dispatcher again at the next launch."""
+        self._launch_fn = None
+        self._reset_bind()
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> LaunchedKernel:
         """Compile (and load) for these arguments without running."""
@@ -274,6 +281,18 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
                 f"arguments, the specialization passes {len(kernel._pick)}"
             )
         return kernel
+
+
+_LIVE: weakref.WeakSet[JITFunction] = weakref.WeakSet()
+
+
+def _rebuild_launches() -> None:
+    """torch was imported after some kernels built their launch code: give them its fast path."""
+    for kernel in list(_LIVE):
+        kernel._rebuild_launch()
+
+
+specialize.TORCH_SEEN_HOOKS.append(_rebuild_launches)
 
 
 @overload

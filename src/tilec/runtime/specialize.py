@@ -218,11 +218,19 @@ DESCRIBERS: dict[type, Describer] = {
 }
 
 
+# Called when torch.Tensor's describer is first resolved, which happens when launch code built
+# before torch was imported meets a tensor: that code lacks torch's fast path and is rebuilt.
+TORCH_SEEN_HOOKS: list[Callable[[], None]] = []
+
+
 def describer(t: type) -> Describer:
     """The describer of Python type ``t`` (cached)."""
     fn = DESCRIBERS.get(t)
     if fn is None:
         fn = DESCRIBERS[t] = _resolve(t)
+        if t.__module__ == "torch" and t.__name__ == "Tensor":
+            for hook in TORCH_SEEN_HOOKS:
+                hook()
     return fn
 
 
