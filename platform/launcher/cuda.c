@@ -102,8 +102,10 @@ int tl_cuda_load(const char *path, char *msg, size_t msglen) {
 
 int tl_cuda_is_loaded(void) { return cu_launch_kernel != NULL; }
 
-int tl_cuda_launch(void *function, const uint32_t grid[3], const uint32_t block[3],
-                   uint32_t shared, void *stream, void **params) {
+/* One cuLaunchKernel, arguments as parameter pointers or through `extra`; an empty grid
+ * launches nothing. */
+static int launch(void *function, const uint32_t grid[3], const uint32_t block[3],
+                  uint32_t shared, void *stream, void **params, void **extra) {
     if (cu_launch_kernel == NULL) {
         return -1;
     }
@@ -111,7 +113,12 @@ int tl_cuda_launch(void *function, const uint32_t grid[3], const uint32_t block[
         return 0;
     }
     return cu_launch_kernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                            shared, stream, params, NULL);
+                            shared, stream, params, extra);
+}
+
+int tl_cuda_launch(void *function, const uint32_t grid[3], const uint32_t block[3],
+                   uint32_t shared, void *stream, void **params) {
+    return launch(function, grid, block, shared, stream, params, NULL);
 }
 
 const char *tl_cuda_error_name(int result) {
@@ -134,14 +141,7 @@ int tl_cuda_launch_buffer(void *function, const uint32_t grid[3], const uint32_t
                           uint32_t shared, void *stream, void *buffer, size_t size) {
     /* CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END */
     void *extra[] = {(void *)1, buffer, (void *)2, &size, (void *)0};
-    if (cu_launch_kernel == NULL) {
-        return -1;
-    }
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) {
-        return 0;
-    }
-    return cu_launch_kernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                            shared, stream, NULL, extra);
+    return launch(function, grid, block, shared, stream, NULL, extra);
 }
 
 int tl_cuda_param_info(void *function, size_t index, size_t *offset, size_t *size) {
