@@ -40,6 +40,10 @@ _taken: list[Any] = []  # what _before acquired, released by _after in reverse o
 
 
 def _before() -> None:
+    # _guard first: a lock registered during the fork would be missing from the list yet could be
+    # taken by its thread before the fork, and the child would inherit it held
+    _guard.acquire()
+    _taken.append(_guard)
     for lock in [*_locks, _llvm_lock()]:
         lock.acquire()
         _taken.append(lock)
