@@ -134,6 +134,7 @@ def generate_source(
     values = "(" + "".join(f"_tilec_v{i}, " for i in range(n)) + ")"
     names = "".join(f"{p.name!r}: {p.name}, " for p in params)
     body = [line for i, p in enumerate(params) for line in _describe_lines(i, p, p.name in written)]
+    body = body or ["pass"]  # a kernel without parameters describes nothing
     lines = [
         f"def _tilec_factory({_FACTORY_ARGS}):",
         f"  def {name}({_signature_source(params)}):",
