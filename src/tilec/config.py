@@ -39,7 +39,9 @@ class Config:
     cache_enabled: bool = True  # TILEC_CACHE=0 disables the on-disk cache
     num_threads: int = 0  # TILEC_NUM_THREADS: CPU grid threads (0 = all cores)
     print_autotuning: bool = False  # TILEC_PRINT_AUTOTUNING
-    debug: bool = False  # TILEC_DEBUG: verify IR after every pass, keep artifacts
+    # TILEC_DEBUG or TRITON_DEBUG: kernels compile in debug mode (bounds-checked memory
+    # accesses, IR verified after every pass, assembly kept) unless @jit(debug=...) says
+    debug: bool = False
     dump_dir: Path | None = None  # TILEC_DUMP_DIR: write every stage of every kernel here
     disable_launcher: bool = False  # TILEC_DISABLE_LAUNCHER: use the pure-Python launcher
     ptxas_path: str | None = None  # TILEC_PTXAS_PATH
@@ -62,7 +64,7 @@ class Config:
             cache_enabled=env.get("TILEC_CACHE", "1").strip().lower() not in {"0", "false", "off"},
             num_threads=int(threads) if threads.isdigit() else 0,
             print_autotuning=_flag(env, "TILEC_PRINT_AUTOTUNING"),
-            debug=_flag(env, "TILEC_DEBUG"),
+            debug=_flag(env, "TILEC_DEBUG") or _flag(env, "TRITON_DEBUG"),
             dump_dir=Path(dump) if dump else None,
             disable_launcher=_flag(env, "TILEC_DISABLE_LAUNCHER"),
             ptxas_path=env.get("TILEC_PTXAS_PATH") or None,

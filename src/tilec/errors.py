@@ -27,6 +27,10 @@ class LaunchArgumentError(UsageError, TypeError):
     """A kernel launch missing an argument: a TypeError too, as Python (and Triton) raise."""
 
 
+class GlobalChangedError(UsageError, RuntimeError):
+    """A launch after a global the kernel read changed: a RuntimeError too, as Triton raises."""
+
+
 class CompileError(TilecError):
     """A problem in kernel source, reported at ``file:line:col`` with a caret."""
 
@@ -77,6 +81,28 @@ class LaunchError(TilecError):
 
 class DeviceAssertError(LaunchError):
     """A ``tl.device_assert`` failed while the kernel ran."""
+
+
+class OutOfBoundsError(LaunchError):
+    """Bounds-checked mode (``debug=True``) caught an access outside its argument's memory.
+
+    Names the kernel, the argument, the offending byte offset and the allowed range (both from
+    the argument's base pointer), the program id and, rendered with a caret, the source line."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kernel: str,
+        argument: str,
+        offset: int,
+        allowed: tuple[int, int],
+        program_id: tuple[int, int, int],
+        loc: SourceLoc | None = None,
+    ) -> None:
+        self.kernel, self.argument, self.offset = kernel, argument, offset
+        self.allowed, self.program_id, self.loc = allowed, program_id, loc
+        super().__init__(loc.render(message) if loc is not None else message)
 
 
 class CacheError(TilecError):

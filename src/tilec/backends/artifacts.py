@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 from ..ir.argspec import ArgSpec
+from ..passes.bounds_check import BoundsInfo
 from .target import CompileOptions, Target
 
 
@@ -42,6 +43,7 @@ class KernelMetadata:
     n_spills: int = 0
     asserts: tuple[AssertInfo, ...] = ()
     writes: tuple[str, ...] = ()  # pointer parameters stores/atomics may write (set by the runtime)
+    bounds: BoundsInfo | None = None  # debug mode's checked accesses and hidden parameters
 
 
 @dataclass

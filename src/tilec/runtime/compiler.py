@@ -84,8 +84,16 @@ def _compile_uncached(
     module = build_ir(fn, specs, debug=options.debug or config.get().debug)
     # before the backend, which may rewrite the module (a test's stand-in module has no IR)
     writes = module_written_params(module) if isinstance(module, ModuleOp) else ()
+    bounds = None
+    if options.debug and isinstance(module, ModuleOp):
+        from ..passes import bounds_check
+
+        bounds = bounds_check.instrument(module)
     compiled = registry.get(target.kind).compiler.compile(module, target, options)
-    compiled.metadata = dataclasses.replace(compiled.metadata, writes=writes)
+    meta = dataclasses.replace(compiled.metadata, writes=writes)
+    if bounds is not None:  # the hidden parameters are the launcher's business, not the user's
+        meta = dataclasses.replace(meta, params=meta.params[: bounds.user_params], bounds=bounds)
+    compiled.metadata = meta
     if Stage.TIR.value not in compiled.asm:
         compiled.asm[Stage.TIR.value] = print_ir(module)
     return compiled

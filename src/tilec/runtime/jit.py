@@ -18,7 +18,7 @@ from typing import Any, overload
 from .. import config as _config
 from ..backends.target import Target
 from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
-from . import descriptor_args, specialize
+from . import checked_kernel, descriptor_args, fingerprint, specialize
 from .binder import (
     MISSING,
     is_read_only,
@@ -27,6 +27,7 @@ from .binder import (
     parameters_of,
     read_only_error,
 )
+from .global_guard import GlobalGuard
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
 from .launch_options import check_extern_libs, compile_options, hashable_options
 
@@ -104,18 +105,28 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         self._kernels: dict[Any, LaunchedKernel] = {}
         self._cfg: Any = None
         self._cache_key: str | None = None
+        # Triton's map of the globals and closure values the kernel reads, (name, id(scope))
+        # -> (value, scope), filled with the fingerprint; the module globals among them are
+        # checked before every launch
+        self.used_global_vals: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self._guard: GlobalGuard | None = None
+        self.disk_cacheable = True
         # parameters some compiled specialization writes through: the launch function
         # refuses read-only numpy arrays for them (regenerated when this grows)
         self._written: frozenset[str] = frozenset()
+        self._checked_kernels = False  # some launch compiled a bounds-checked kernel
 
     # ------------------------------------------------------------------ Triton's surface
     @property
     def cache_key(self) -> str:
-        """Fingerprint of the source and everything it uses (computed once)."""
+        """Fingerprint of the source and everything it uses (computed once, at the first
+        launch, which also records the globals it reads)."""
         if self._cache_key is None:
-            from .fingerprint import fingerprint
-
-            self._cache_key = fingerprint(self.fn)
+            deps = fingerprint.scan(self.fn)
+            self.used_global_vals = deps.used_global_vals
+            self._guard = GlobalGuard(self.__name__, deps) if deps.globals_read else None
+            self.disk_cacheable = deps.stable
+            self._cache_key = deps.key
         return self._cache_key
 
     @property
@@ -137,14 +148,20 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
 
     def _make_launch(self) -> Callable[..., LaunchedKernel]:
         self._switch_config()
-        self._launch_fn = make_launch(self, self.fn.__name__, self.params)
-        return self._launch_fn
+        self.cache_key  # noqa: B018 - the globals it reads decide whether launches check them
+        launch = make_launch(self, self.fn.__name__, self.params)
+        if checked_kernel.debug_mode(self):  # bounds checks need the argument objects
+            launch = checked_kernel.checked_launch(launch)
+        self._launch_fn = launch
+        return launch
 
     def _make_bind(self) -> Callable[[Any], Callable[..., LaunchedKernel]]:
         """``grid -> launcher``: the native dispatcher's (warm launches in C), else a partial
         of the generated launch function."""
         launch = self._launch_fn or self._make_launch()
-        dispatcher = native_dispatcher(self, launch, self.params)
+        # a bounds-checked kernel launches from Python, never from the native dispatcher
+        checked = self._checked_kernels or checked_kernel.debug_mode(self)
+        dispatcher = None if checked else native_dispatcher(self, launch, self.params)
         if dispatcher is None:
             self._bind = functools.partial(functools.partial, launch)
         else:
@@ -182,6 +199,8 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         arguments: dict[str, Any] | None = None,
     ) -> LaunchedKernel:
         """The launch path when keywords beyond the parameters (``num_warps``...) were given."""
+        if self._guard is not None:
+            self._guard.check()
         warmup = options.pop("warmup", False)
         # keyed by the keywords in call order (no sort on the warm path); a new order finds
         # the kernel under the sorted, canonical key before compiling
@@ -196,13 +215,20 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
             canonical = (key, tuple(sorted(options.items()))) if options else key
             kernel = self._kernels.get(canonical) or self._compile(canonical, options, arguments)
             self._kernels[full_key] = kernel
-        if not warmup:
+        if warmup:
+            return kernel
+        launch_checked = getattr(kernel, "launch_checked", None)
+        if launch_checked is not None:
+            launch_checked(grid, values, arguments)
+        else:
             kernel.launch(grid, *values)
         return kernel
 
     def _switch_config(self) -> None:
         """Keep one kernel table per setting that changes what a launch compiles to."""
         cfg = _config.get()
+        if self._cfg is not None and cfg.debug != self._cfg.debug:
+            self._launch_fn = None  # debug mode launches through its own function
         self._cfg = cfg
         self._reset_bind()  # the launcher kind may differ under the new configuration
         setting = (cfg.backend, cfg.interpret, cfg.debug, cfg.num_threads, cfg.disable_launcher)
@@ -230,6 +256,16 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
     ) -> LaunchedKernel:
         """Compile and load the kernel for a specialization key (a miss in the table);
         ``arguments`` (by name) are checked against what the kernel writes."""
+        self.cache_key  # noqa: B018 - the fingerprint records the globals compiled in
+        if self._guard is not None:  # never compile a new value under the old fingerprint
+            self._guard.check()
+        if not options and checked_kernel.debug_mode(self):
+            # reached by the one launch whose configuration switch turned debug mode on
+            debug_key = (key, (("debug", True),))
+            checked = self._kernels.get(debug_key) or self._compile(
+                debug_key, {"debug": True}, arguments
+            )
+            return checked_kernel.BoundLaunch(checked, arguments or {})  # type: ignore[return-value]
         arg_keys = key[0] if options else key
         positions = [i for i, k in enumerate(arg_keys) if type(k) is descriptor_args.DescriptorKey]
         if positions:
@@ -274,6 +310,11 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         compiled = compiler.compile(self, specs, _target(device, backend), opts)
         loaded = backend.driver.load(compiled)
         kind = CpuKernel if device == "cpu" else CudaKernel
+        if compiled.metadata.bounds is not None:
+            kind = checked_kernel.checked_kind(device)  # type: ignore[assignment]
+            if not self._checked_kernels:
+                self._checked_kernels = True
+                self._reset_bind()
         kernel = kind(compiled, loaded, specs)
         if len(compiled.metadata.params) != len(kernel._pick):
             raise LaunchError(

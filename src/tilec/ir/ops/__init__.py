@@ -13,7 +13,7 @@ from .arith import (
 )
 from .control import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from .creation import ConstantOp, MakeRangeOp, NumProgramsOp, ProgramIdOp
-from .debug import AssertOp, PrintOp
+from .debug import AssertOp, BoundsCheckOp, PrintOp
 from .dot import DotOp
 from .func import FuncOp, ModuleOp, ReturnOp
 from .hints import AssumeOp, HintOp
@@ -42,6 +42,7 @@ __all__ = [
     "BinaryKind",
     "BinaryOp",
     "BitcastOp",
+    "BoundsCheckOp",
     "BroadcastOp",
     "CastOp",
     "CatOp",

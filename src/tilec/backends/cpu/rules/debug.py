@@ -1,4 +1,5 @@
-"""Rules for device_print (printf from native code) and device_assert (the status block).
+"""Rules for device_print (printf from native code), device_assert and the bounds check of
+debug mode (both report through the status block).
 
 Print lines follow Triton: ``pid (x, y, z) idx (i, j)<prefix><value>``, one line per element,
 flushed after each print op so output interleaves sensibly with Python's. ``printf`` and
@@ -13,14 +14,14 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ....ir import ops as O
-from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, shape_of
+from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, int1, shape_of
 from ...artifacts import AssertInfo
 from ...llvm import types as T
 from ...llvm.intrinsics import declare
 from ..lower import Lowering
 from ..nest import emit_nest
 from ..scalar import to_compute
-from ..tiles import Index, Scope, Tile
+from ..tiles import ConstTile, Index, Scope, Tile
 
 
 def _c_string(lw: Lowering, text: str) -> ir.Value:
@@ -130,17 +131,125 @@ def _assert(lw: Lowering, op: O.AssertOp) -> None:
     leave = fn.append_basic_block("assert.leave")
     b.cbranch(b.extract_value(pair, 1), won, leave)
     b.position_at_end(won)
-    px, py, pz = (b.zext(p, T.i64) for p in lw.pid)
-    gx, gy = (b.zext(g, T.i64) for g in lw.grid[:2])
-    linear = b.add(px, b.mul(gx, b.add(py, b.mul(gy, pz))))
-    b.store(linear, b.gep(lw.status, [ir.Constant(T.i64, 1)], source_etype=T.i64))
+    b.store(_linear_pid(lw), b.gep(lw.status, [ir.Constant(T.i64, 1)], source_etype=T.i64))
     b.branch(leave)
     b.position_at_end(leave)
     lw.ret()
     b.position_at_end(cont)
 
 
+def _in_bounds(b: ir.IRBuilder, op: O.BoundsCheckOp, addr: ir.Value, ext: list[ir.Value]) -> ir.Value:
+    """Whether ``access_bytes`` at ``addr`` (an i64) lie inside one of the ``[lo, hi)`` pairs."""
+    end = b.add(addr, ir.Constant(T.i64, op.access_bytes))
+    ok: ir.Value = ir.Constant(T.i1, 0)
+    for lo, hi in zip(ext[::2], ext[1::2]):
+        inside = b.and_(
+            b.and_(b.icmp_unsigned(">=", addr, lo), b.icmp_unsigned("<", addr, hi)),
+            b.icmp_unsigned("<=", end, hi),
+        )
+        ok = b.or_(ok, inside)
+    return ok
+
+
+def _bad_lane(
+    b: ir.IRBuilder, op: O.BoundsCheckOp, ptr: ir.Value, active: ir.Value, ext: list[ir.Value]
+) -> tuple[ir.Value, ir.Value]:
+    """(whether this lane is active and out of bounds, its address as i64)."""
+    addr = b.ptrtoint(ptr, T.i64)
+    return b.and_(active, b.not_(_in_bounds(b, op, addr, ext))), addr
+
+
+def _bounds_check(lw: Lowering, op: O.BoundsCheckOp) -> None:
+    """One vectorizable pass over the lanes finds whether any active one is out of bounds; only
+    then a second finds the first such address, records it and leaves the program (so the
+    access never runs). Every lane that gets past the check may be accessed: the result is the
+    access's own mask."""
+    b = lw.b
+    ext = [lw.scalar(lo) for pair in op.extents for lo in pair]
+    ptr = lw.get(op.ptr)
+    mask = lw.get(op.mask) if op.mask is not None else None
+    true = ir.Constant(T.i1, 1)
+    if not isinstance(ptr, Tile):
+        active = mask if mask is not None else true
+        assert not isinstance(active, Tile)
+        bad, addr = _bad_lane(b, op, ptr, active, ext)
+        _record_if(lw, op, bad, addr)
+        lw.define(op.result, active)
+        return
+    shape = ptr.shape
+    mask_tile = lw.tile_of(mask, op.mask.type) if op.mask is not None and mask is not None else None
+    any_slot, addr_slot = lw.slot(T.i1), lw.slot(T.i64)
+    b.store(ir.Constant(T.i1, 0), any_slot)
+    b.store(ir.Constant(T.i64, 0), addr_slot)
+
+    def lane(s: Scope, idx: Index) -> tuple[ir.Value, ir.Value]:
+        active = s.get(mask_tile, idx) if mask_tile is not None else true
+        return _bad_lane(s.b, op, s.get(ptr, idx), active, ext)
+
+    def scan(s: Scope, idx: Index) -> None:
+        s.b.store(s.b.or_(s.b.load(any_slot, typ=T.i1), lane(s, idx)[0]), any_slot)
+
+    def first(s: Scope, idx: Index) -> None:
+        bad, addr = lane(s, idx)
+        seen = s.b.load(any_slot, typ=T.i1)
+        take = s.b.and_(bad, s.b.not_(seen))
+        s.b.store(s.b.select(take, addr, s.b.load(addr_slot, typ=T.i64)), addr_slot)
+        s.b.store(s.b.or_(seen, bad), any_slot)
+
+    emit_nest(b, shape, scan)
+    fn = b.function
+    fail, cont = fn.append_basic_block("bounds.fail"), fn.append_basic_block("bounds.ok")
+    b.cbranch(b.load(any_slot, typ=T.i1), fail, cont)
+    b.position_at_end(fail)
+    b.store(ir.Constant(T.i1, 0), any_slot)
+    emit_nest(b, shape, first)
+    _record(lw, op, b.load(addr_slot, typ=T.i64))
+    lw.ret()
+    b.position_at_end(cont)
+    lw.define(op.result, mask_tile if mask_tile is not None else _all_true(shape))
+
+
+def _all_true(shape: tuple[int, ...]) -> Tile:
+    return ConstTile(shape, int1, ir.Constant(T.i1, 1), True)
+
+
+def _record_if(lw: Lowering, op: O.BoundsCheckOp, bad: ir.Value, addr: ir.Value) -> None:
+    b = lw.b
+    fn = b.function
+    fail, cont = fn.append_basic_block("bounds.fail"), fn.append_basic_block("bounds.ok")
+    b.cbranch(bad, fail, cont)
+    b.position_at_end(fail)
+    _record(lw, op, addr)
+    lw.ret()
+    b.position_at_end(cont)
+
+
+def _record(lw: Lowering, op: O.BoundsCheckOp, addr: ir.Value) -> None:
+    """The first failure of the launch stores (code, linear program id, address)."""
+    b = lw.b
+    record = lw.scalar(op.record)
+    pair = b.cmpxchg(
+        record, ir.Constant(T.i64, 0), ir.Constant(T.i64, op.code), "seq_cst", "seq_cst"
+    )
+    fn = b.function
+    won, leave = fn.append_basic_block("bounds.first"), fn.append_basic_block("bounds.leave")
+    b.cbranch(b.extract_value(pair, 1), won, leave)
+    b.position_at_end(won)
+    b.store(_linear_pid(lw), b.gep(record, [ir.Constant(T.i64, 1)], source_etype=T.i64))
+    b.store(addr, b.gep(record, [ir.Constant(T.i64, 2)], source_etype=T.i64))
+    b.branch(leave)
+    b.position_at_end(leave)
+
+
+def _linear_pid(lw: Lowering) -> ir.Value:
+    b = lw.b
+    px, py, pz = (b.zext(p, T.i64) for p in lw.pid)
+    gx, gy = (b.zext(g, T.i64) for g in lw.grid[:2])
+    return b.add(px, b.mul(gx, b.add(py, b.mul(gy, pz))))
+
+
 RULES: dict[type, Callable[..., None]] = {
     O.PrintOp: _print,
     O.AssertOp: _assert,
+    O.BoundsCheckOp: _bounds_check,
 }
