@@ -1,8 +1,11 @@
-"""device_print through ``vprintf`` and device_assert through ``__assertfail``.
+"""device_print through ``vprintf``, device_assert through ``__assertfail``, and the bounds
+check of debug mode.
 
 Each thread prints or checks only the elements it owns, so every element appears once. A failed
 assert traps the kernel (the driver reports CUDA_ERROR_ASSERT); its message and location are
-also recorded in KernelMetadata.asserts.
+also recorded in KernelMetadata.asserts. A failed bounds check does not trap (the context stays
+usable): the first one stores its record and every out-of-bounds lane is masked off, while the
+program runs on (leaving early could strand the other threads at a barrier).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.core import Op
-from ...ir.types import PointerType, ScalarType, element_of
+from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
 from . import intrinsics as intr
 from .lowering import Lowering, Rule, Tile
@@ -115,4 +118,67 @@ def _assert(L: Lowering, op: Op) -> None:
         L.b.call(fn, args)
 
 
-RULES: dict[type, Rule] = {O.PrintOp: _print, O.AssertOp: _assert}
+def _lane_check(
+    b: ir.IRBuilder, op: O.BoundsCheckOp, ptr: ir.Value, active: ir.Value, ext: list[ir.Value]
+) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """(may access, is an active lane out of bounds, address as i64) for one register."""
+    addr = b.ptrtoint(ptr, I64)
+    end = b.add(addr, ir.Constant(I64, op.access_bytes))
+    ok: ir.Value = ir.Constant(I1, 0)
+    for lo, hi in zip(ext[::2], ext[1::2]):
+        inside = b.and_(
+            b.and_(b.icmp_unsigned(">=", addr, lo), b.icmp_unsigned("<", addr, hi)),
+            b.icmp_unsigned("<=", end, hi),
+        )
+        ok = b.or_(ok, inside)
+    return b.and_(active, ok), b.and_(active, b.not_(ok)), addr
+
+
+def _bounds_check(L: Lowering, op: Op) -> None:
+    assert isinstance(op, O.BoundsCheckOp)
+    b = L.b
+    ext = [L.scalar(v) for pair in op.extents for v in pair]
+    true = ir.Constant(I1, 1)
+    checks: list[tuple[ir.Value, ir.Value, ir.Value]] = []
+    result = op.results[0]
+    if isinstance(result.type, TileType):
+        layout = L.want(result)
+        ptrs = L.tile(op.ptr, layout)
+        mask = L.value(op.mask, layout) if op.mask is not None else None
+        regs = {}
+        for key in L.keys(layout, result.type.shape):
+            active = mask.regs[key] if isinstance(mask, Tile) else (mask or true)
+            checks.append(_lane_check(b, op, ptrs.regs[key], active, ext))
+            regs[key] = checks[-1][0]
+        L.set(result, Tile(layout, result.type.shape, regs))
+    else:
+        active = L.scalar(op.mask) if op.mask is not None else true
+        checks.append(_lane_check(b, op, L.scalar(op.ptr), active, ext))
+        L.set(result, checks[0][0])
+    failed: ir.Value = ir.Constant(I1, 0)
+    address: ir.Value = ir.Constant(I64, 0)
+    for _, bad, addr in reversed(checks):  # the first offending register's address wins
+        failed = b.or_(failed, bad)
+        address = b.select(bad, addr, address)
+    with b.if_then(failed, likely=False):
+        _record(L, op, address)
+
+
+def _record(L: Lowering, op: O.BoundsCheckOp, address: ir.Value) -> None:
+    """The first failing thread of the launch stores (code, linear program id, address)."""
+    b = L.b
+    record = L.scalar(op.record)
+    pair = b.cmpxchg(record, ir.Constant(I64, 0), ir.Constant(I64, op.code), "monotonic", "monotonic")
+    with b.if_then(b.extract_value(pair, 1)):
+        x, y, z = (b.zext(intr.sreg(b, f"ctaid.{a}"), I64) for a in "xyz")
+        gx, gy = (b.zext(intr.sreg(b, f"nctaid.{a}"), I64) for a in "xy")
+        linear = b.add(x, b.mul(gx, b.add(y, b.mul(gy, z))))
+        b.store(linear, b.gep(record, [ir.Constant(I64, 1)], source_etype=I64), align=8)
+        b.store(address, b.gep(record, [ir.Constant(I64, 2)], source_etype=I64), align=8)
+
+
+RULES: dict[type, Rule] = {
+    O.PrintOp: _print,
+    O.AssertOp: _assert,
+    O.BoundsCheckOp: _bounds_check,
+}
