@@ -1,0 +1,51 @@
+"""Conversions between element types in the reference (``x.to(t)``, bitcasts, the implicit
+casts of promotion and of a store), each returning the lanes where the result is undefined."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dtypes import DType
+from .numerics import as_ints, from_storage, in_int_range, round_float, round_int, to_storage, wrap
+
+
+def literal(value: bool | int | float, t: DType, shape: tuple[int, ...]) -> np.ndarray:
+    """A Python number converted into ``t`` (the generator keeps them exactly convertible)."""
+    if t.is_float:
+        return np.full(shape, round_float(np.array([float(value)]), t)[0], dtype=t.np_value)
+    if t.is_bool:
+        return np.full(shape, bool(value))
+    return wrap(np.full(shape, int(value), dtype=object), t)
+
+
+def convert(x: np.ndarray, src: DType, dst: DType) -> tuple[np.ndarray, np.ndarray]:
+    """``x.to(dst)``: values and undefined lanes (float -> int of NaN, inf or out of range)."""
+    undefined = np.zeros(x.shape, dtype=bool)
+    if src == dst:
+        return x, undefined
+    if dst.is_bool:
+        return x != 0, undefined
+    if src.is_bool:
+        return (x.astype(np.float64) if dst.is_float else x.astype(np.int64)).astype(
+            dst.np_value
+        ), undefined
+    if src.is_int and dst.is_int:
+        return wrap(as_ints(x), dst), undefined
+    if src.is_int:
+        if src.bits <= 32:
+            return round_float(x.astype(np.float64), dst), undefined
+        return round_int(as_ints(x), dst), undefined
+    if dst.is_float:
+        return round_float(x.astype(np.float64), dst), undefined
+    ok = in_int_range(x, dst)
+    safe = np.where(ok, np.trunc(np.where(ok, x.astype(np.float64), 0.0)), 0.0)
+    ints = np.array([int(v) for v in safe.reshape(-1)], dtype=object).reshape(x.shape)
+    return wrap(ints, dst), ~ok
+
+
+def bitcast(x: np.ndarray, src: DType, dst: DType) -> tuple[np.ndarray, np.ndarray]:
+    """Same-width reinterpretation; a NaN's payload is unspecified, so its lanes are undefined."""
+    raw = to_storage(x, src)
+    out = from_storage(raw.view(np.dtype(dst.np_storage)), dst)
+    undefined = np.isnan(x.astype(np.float64)) if src.is_float else np.zeros(x.shape, bool)
+    return out, undefined

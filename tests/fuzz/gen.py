@@ -1,0 +1,263 @@
+"""The random kernel generator. Every decision is one ``Draw.int(lo, hi)``; the lowest value is
+always the simplest choice (a leaf, int32, no mask ...), so shrinking a failing run toward
+smaller numbers (Hypothesis, or shrink.py on a recorded run) gives a small kernel.
+
+Invariants the reference relies on: approximate results (float sums and scans, math functions,
+fma) occur only at the root, so no tolerance has to travel through later operations; every
+operand combination is one Triton accepts (casts are inserted where it would not).
+"""
+
+from __future__ import annotations
+
+from . import dtypes as D
+from .dtypes import DType
+from .draw import Draw, coin, pick
+from .gen_shape import MAX_NUMEL, ShapeOps, random_shape
+from .program import Case, Input, Kernel, Node, Shape, numel
+
+ATOMIC_TYPES = (D.I32, D.U32, D.I64, D.U64, D.F32, D.F64)
+
+
+class Generator(ShapeOps):
+    def __init__(self, d: Draw) -> None:
+        self.d = d
+        self.inputs: list[Input] = []
+        self.scalars: list[tuple[str, DType, int | float]] = []
+        self.consts: list[tuple[str, int | float]] = []
+        self.pool: list[Node] = []
+        self.combine: set[str] = set()
+
+    # -- leaves ------------------------------------------------------------------------------
+    def leaf(self, shape: Shape) -> Node:
+        d = self.d
+        kind = d.int(0, 5)
+        if kind == 1 and shape:
+            axis = d.int(0, len(shape) - 1)
+            return Node("arange", (), D.I32, shape, (axis,))
+        if kind == 2 and shape:
+            t = pick(d, D.ALL)
+            return Node("full", (), t, shape, (self.number(t),))
+        if kind == 3 and not shape:
+            return Node("pid", (), D.I32, ())
+        if kind == 4 and not shape:
+            return self.scalar()
+        return self.load(shape)
+
+    def load(self, shape: Shape) -> Node:
+        d = self.d
+        same = [i for i, x in enumerate(self.inputs) if x.shape == shape]
+        if same and (len(self.inputs) >= 3 or coin(d, 40)):
+            k = pick(d, same)
+        else:
+            t = pick(d, D.ALL)
+            masked = coin(d, 60)
+            other = self.number(t) if masked and coin(d, 60) else None
+            self.inputs.append(Input(t, shape, masked, other))
+            k = len(self.inputs) - 1
+        return Node("load", (), self.inputs[k].dtype, shape, (k,))
+
+    def scalar(self) -> Node:
+        d = self.d
+        kind = d.int(0, 2)
+        name = f"s{len(self.scalars)}"
+        if kind == 0:
+            value: int | float = pick(d, (0, 2, 3, -1, 7, -100, 1000, 2**31 - 1))
+            t = D.I32
+        elif kind == 1:
+            value, t = pick(d, (2**31, -(2**31) - 5, 2**40 + 3)), D.I64
+        else:
+            value, t = pick(d, (0.5, -1.25, 3.0, 1e-3, 65504.0)), D.F32
+        self.scalars.append((name, t, value))
+        return Node("scalar", (), t, (), (name,))
+
+    def number(self, t: DType) -> int | float:
+        """A Python number that converts exactly into ``t`` (as ``other`` or ``tl.full``)."""
+        if t.is_float:
+            return pick(self.d, (0.0, 1.5, -2.0, 0.25, 3.0, -0.0, 100.0))
+        lo, hi = D.int_range(t)
+        return pick(self.d, [v for v in (0, 1, 3, -1, 7, 100, -128, 127, 255) if lo <= v <= hi])
+
+    def literal(self, other: DType) -> Node:
+        """A number in the source (or a constexpr parameter) next to an operand of ``other``."""
+        d = self.d
+        if coin(d, 20):
+            v: int | float = pick(d, (0.5, 1.5, -2.0, 3.0))
+        else:
+            lo, hi = D.int_range(other) if other.is_int else (-(2**31), 2**31 - 1)
+            v = pick(d, [x for x in (1, 2, 3, 0, 5, -1, -3, 7, 31, 100) if lo <= x <= hi])
+        t = D.python_type(v)
+        if coin(d, 30):
+            name = f"C{len(self.consts)}"
+            self.consts.append((name, v))
+            return Node("const", (), t, (), (name, v))
+        return Node("lit", (), t, (), (v,))
+
+    # -- values ------------------------------------------------------------------------------
+    def value(self, shape: Shape, depth: int, root: bool = False) -> Node:
+        d = self.d
+        same = [n for n in self.pool if n.shape == shape]
+        if same and coin(d, 15):
+            return pick(d, same)
+        if depth <= 0 or not coin(d, 80):
+            node = self.leaf(shape)
+        else:
+            builders = [self.binary, self.compare, self.where, self.minmax, self.unary,
+                        self.cast, self.reduce, self.scan, self.reshape, self.permute,
+                        self.broadcast, self.join_split, self.cat_flip, self.math]  # fmt: skip
+            if not shape:
+                builders = [b for b in builders if b not in (self.scan, self.reshape,
+                            self.permute, self.broadcast, self.join_split, self.cat_flip)]  # fmt: skip
+            node = pick(d, builders)(shape, depth - 1, root)
+        self.pool.append(node)
+        return node
+
+    def operand(self, shape: Shape, depth: int, next_to: DType, literal_ok: bool = True) -> Node:
+        """A second operand: a literal, a value of a broadcastable shape, or of ``shape``."""
+        d = self.d
+        if literal_ok and coin(d, 25):
+            return self.literal(next_to)
+        if shape and coin(d, 25):
+            small = tuple(1 if coin(d, 50) else s for s in shape)
+            return self.value(() if coin(d, 30) else small, depth)
+        return self.value(shape, depth)
+
+    def cast_to(self, x: Node, t: DType) -> Node:
+        if x.dtype == t:
+            return x
+        if x.is_literal:
+            return self.literal(t) if t.is_int else x
+        return Node("cast", (x,), t, x.shape, (t, False))
+
+    def integer(self, x: Node, no_bool: bool = True) -> Node:
+        if x.dtype.is_int or (x.dtype.is_bool and not no_bool):
+            return x
+        if x.is_literal:
+            return Node("lit", (), D.I32, (), (int(x.attr[-1]) if not x.dtype.is_float else 3,))
+        return self.cast_to(x, pick(self.d, D.INTS))
+
+    def no_bool(self, x: Node) -> Node:
+        return self.cast_to(x, pick(self.d, (D.I32, D.I8, D.U8, D.F32))) if x.dtype.is_bool else x
+
+    def pair(self, shape: Shape, depth: int, literal_ok: bool = True) -> tuple[Node, Node]:
+        a = self.value(shape, depth)
+        b = self.operand(shape, depth, a.dtype, literal_ok)
+        return (b, a) if coin(self.d, 20) and a.shape == shape else (a, b)
+
+    def binary(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        sym = pick(d, ("+", "-", "*", "&", "|", "^", "<<", ">>", "/", "//", "%"))
+        a, b = self.pair(shape, depth)
+        if a.shape != shape and b.shape != shape:
+            a = self.value(shape, depth)
+        div = sym in ("/", "//", "%")
+        if sym in ("&", "|", "^"):
+            a, b = self.integer(a, no_bool=False), self.integer(b, no_bool=False)
+        elif sym in ("<<", ">>", "//"):
+            a, b = self.integer(a), self.integer(b)
+        else:
+            a, b = self.no_bool(a), self.no_bool(b)
+        if div and a.dtype.is_int and b.dtype.is_int and not (a.is_literal or b.is_literal):
+            if not D.same_signedness(a.dtype, b.dtype):
+                b = self.cast_to(b, a.dtype)
+        t = D.computation_type(a.dtype, a.is_literal, b.dtype, b.is_literal, div)
+        if a.is_literal and b.is_literal:
+            a = self.value(shape, depth)
+            return self.binary_node(sym, a, b, shape)
+        if sym in ("<<", ">>") and not b.is_literal and coin(d, 80):
+            b = Node("bin", (b, Node("lit", (), D.I32, (), (t.bits - 1,))), b.dtype, b.shape, ("&",))
+        return self.binary_node(sym, a, b, shape)
+
+    def binary_node(self, sym: str, a: Node, b: Node, shape: Shape) -> Node:
+        t = D.computation_type(a.dtype, a.is_literal, b.dtype, b.is_literal, sym in "/ // %")
+        if sym == "/" and t.is_int:
+            t = D.F32
+        return Node("bin", (a, b), t, shape, (sym,))
+
+    def compare(self, shape: Shape, depth: int, root: bool) -> Node:
+        a, b = self.pair(shape, depth)
+        if a.shape != shape and b.shape != shape:
+            a = self.value(shape, depth)
+        if a.is_literal and b.is_literal:
+            a = self.value(shape, depth)
+        return Node("cmp", (a, b), D.BOOL, shape, (pick(self.d, ("<", "<=", ">", ">=", "==", "!=")),))
+
+    def where(self, shape: Shape, depth: int, root: bool) -> Node:
+        cond = self.value(shape, depth)
+        if cond.dtype.is_float:
+            cond = Node("cmp", (cond, Node("lit", (), D.I32, (), (0,))), D.BOOL, shape, (">",))
+        a, b = self.pair(shape, depth)
+        if a.is_literal and b.is_literal:
+            a = self.value(shape, depth)
+        t = D.computation_type(a.dtype, a.is_literal, b.dtype, b.is_literal, False)
+        return Node("where", (cond, a, b), t, shape)
+
+    def minmax(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        a, b = self.pair(shape, depth, literal_ok=False)
+        if a.shape != shape and b.shape != shape:
+            a = self.value(shape, depth)
+        a, b = self.no_bool(a), self.no_bool(b)
+        # Triton's minimum/maximum compute bf16 in fp32 (after the operands' own promotion)
+        t = D.computation_type(a.dtype, False, b.dtype, False, False)
+        if t == D.BF16:
+            t = D.F32
+        which = pick(d, ("maximum", "minimum"))
+        return Node("minmax", (a, b), t, shape, (which, t.is_float and coin(d, 40)))
+
+    def unary(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        fn = pick(self.d, ("neg", "invert", "abs", "floor", "ceil"))
+        x = self.value(shape, depth)
+        if fn in ("floor", "ceil") and not x.dtype.is_float:
+            x = self.cast_to(x, pick(d, D.FLOATS))
+        elif fn == "invert":
+            x = self.integer(x)
+        else:
+            x = self.no_bool(x)
+        return Node("unary", (x,), x.dtype, shape, (fn,))
+
+    def cast(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        x = self.value(shape, depth)
+        if coin(d, 25) and not x.dtype.is_bool:
+            t = pick(d, D.same_width(x.dtype))
+            return Node("cast", (x,), t, shape, (t, True))
+        targets = (*D.ALL, D.BOOL) if x.dtype.is_int else D.ALL
+        t = pick(d, targets)
+        return Node("cast", (x,), t, shape, (t, False)) if t != x.dtype else x
+
+
+ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+           "atomic_xchg")  # fmt: skip
+
+
+def generate(d: Draw) -> Case:
+    """One random kernel and its launch."""
+    g = Generator(d)
+    shape = random_shape(d, pick(d, (1, 2, 0, 3)))
+    depth = d.int(1, 5)
+    atomic = coin(d, 10)
+    root = g.value(shape, depth, root=not atomic)
+    grid = pick(d, (1, 2, 3))
+    store = "store"
+    if atomic:
+        store = pick(d, ATOMICS)
+        bitwise = store in ("atomic_and", "atomic_or", "atomic_xor")
+        out = pick(d, [t for t in ATOMIC_TYPES if not (bitwise and t.is_float)])
+        root = g.cast_to(root, out)
+        if store == "atomic_xchg" or (out.is_float and store == "atomic_add"):
+            grid = 1
+    else:
+        out = pick(d, (*D.ALL, D.BOOL)) if coin(d, 15) else root.dtype
+    out_masked = coin(d, 50)
+    bounds = []
+    for x in g.inputs:
+        total = grid * numel(x.shape)
+        bounds.append(total - d.int(0, total) if x.masked else total)
+    total = (1 if atomic else grid) * numel(shape)
+    bounds.append(total - d.int(0, total) if out_masked else total)
+    kernel = Kernel(
+        tuple(g.inputs), root, out, store, out_masked, grid, tuple(g.scalars), tuple(g.consts),
+        tuple(sorted(g.combine)),
+    )  # fmt: skip
+    return Case(kernel, d.int(0, 2**31 - 1), tuple(bounds), d.int(0, 3))

@@ -1,0 +1,159 @@
+"""The generator's reductions, scans, shape operations and math functions (a mixin of
+gen.Generator): each builds a value of a requested shape from operands of the shape it needs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import dtypes as D
+from .draw import Draw, coin, pick
+from .program import Node, Shape, numel
+
+if TYPE_CHECKING:
+    from .dtypes import DType
+
+MAX_NUMEL = 256
+DIMS = (1, 2, 4, 8, 16, 32)
+MATH1 = ("exp", "log", "sin", "cos", "sqrt", "exp2", "log2", "rsqrt", "erf", "sqrt_rn", "sigmoid")
+MATH = (*MATH1, "div_rn", "fma")
+SCANS = ("cumsum", "cumprod", "scan_add", "scan_max", "scan_xor", "scan_or")
+
+
+def random_shape(d: Draw, rank: int, limit: int = MAX_NUMEL) -> Shape:
+    dims: list[int] = []
+    for _ in range(rank):
+        dims.append(pick(d, [x for x in DIMS if x * numel(tuple(dims)) <= limit]))
+    return tuple(dims)
+
+
+def _factor(d: Draw, total: int) -> Shape:
+    """A random shape of rank 1..3 holding ``total`` (a power of two) elements."""
+    rank = d.int(1, 3)
+    log = total.bit_length() - 1
+    cuts = sorted(d.int(0, log) for _ in range(rank - 1))
+    edges = [0, *cuts, log]
+    return tuple(1 << (edges[i + 1] - edges[i]) for i in range(rank))
+
+
+class ShapeOps:
+    d: Draw
+
+    if TYPE_CHECKING:
+
+        def value(self, shape: Shape, depth: int, root: bool = False) -> Node: ...
+        def leaf(self, shape: Shape) -> Node: ...
+        def cast_to(self, x: Node, t: DType) -> Node: ...
+        def integer(self, x: Node, no_bool: bool = True) -> Node: ...
+        def no_bool(self, x: Node) -> Node: ...
+
+        combine: set[str]
+
+    def reduce(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        kind = pick(d, ("sum", "max", "min", "argmax", "argmin", "xor_sum"))
+        ones = [k for k, s in enumerate(shape) if s == 1]
+        keep = bool(ones) and coin(d, 35)
+        axis: int | None
+        if keep and len(ones) == len(shape) and coin(d, 30):
+            src, axis = random_shape(d, len(shape)), None
+        elif keep:
+            axis = pick(d, ones)
+            src = shape[:axis] + (pick(d, DIMS[1:]),) + shape[axis + 1 :]
+        elif not shape and coin(d, 50):
+            src, axis = random_shape(d, d.int(1, 3), 64), None
+        else:
+            axis = d.int(0, len(shape))
+            src = shape[:axis] + (pick(d, DIMS),) + shape[axis:]
+        if len(src) > 3 or numel(src) > MAX_NUMEL:
+            return self.leaf(shape)
+        x = self.value(src, depth)
+        if x.dtype.is_bool or (kind in ("argmax", "argmin") and x.dtype.is_bool):
+            x = self.cast_to(x, D.I8)
+        if kind == "xor_sum":
+            x = self.integer(x)
+        if kind == "sum" and x.dtype.is_float and not root:
+            kind = "max"
+        t = {"sum": D.sum_type(x.dtype), "argmax": D.I32, "argmin": D.I32}.get(
+            kind, D.minmax_reduce_type(x.dtype) if kind in ("max", "min") else x.dtype
+        )
+        return Node("reduce", (x,), t, shape, (kind, axis, keep, coin(d, 20)))
+
+    def scan(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        kind = pick(d, SCANS)
+        x = self.no_bool(self.value(shape, depth))
+        if kind in ("scan_xor", "scan_or"):
+            x = self.integer(x)
+        if kind in ("cumsum", "cumprod") and x.dtype.is_float and not root:
+            kind = "scan_max"
+        t = x.dtype
+        if kind in ("cumsum", "cumprod") and t == D.BF16:
+            t = D.F32
+        if kind == "cumsum":
+            t = D.sum_type(t)
+        if kind.startswith("scan_"):
+            self.combine.add(kind[5:])
+        return Node("scan", (x,), t, shape, (kind, d.int(0, len(shape) - 1), coin(d, 30)))
+
+    def reshape(self, shape: Shape, depth: int, root: bool) -> Node:
+        x = self.value(_factor(self.d, numel(shape)), depth)
+        return Node("reshape", (x,), x.dtype, shape, (shape,))
+
+    def permute(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        if len(shape) < 2:
+            return self.reshape(shape, depth, root)
+        rest = list(range(len(shape)))
+        perm = tuple(rest.pop(d.int(0, len(rest) - 1)) for _ in range(len(shape)))
+        src = [0] * len(shape)
+        for i, p in enumerate(perm):
+            src[p] = shape[i]
+        x = self.value(tuple(src), depth)
+        return Node("permute", (x,), x.dtype, shape, (perm, coin(d, 50)))
+
+    def broadcast(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        ones = [k for k, s in enumerate(shape) if s == 1]
+        if ones and coin(d, 50):
+            axis = pick(d, ones)
+            x = self.value(shape[:axis] + shape[axis + 1 :], depth)
+            return Node("expand_dims", (x,), x.dtype, shape, (axis, coin(d, 50)))
+        src = tuple(1 if coin(d, 50) else s for s in shape)
+        x = self.value(src, depth)
+        return Node("broadcast_to", (x,), x.dtype, shape, (shape,))
+
+    def join_split(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        if len(shape) >= 2 and shape[-1] == 2 and coin(d, 50):
+            a = self.value(shape[:-1], depth)
+            b = self.cast_to(self.value(shape[:-1], depth), a.dtype)
+            return Node("join", (a, b), a.dtype, shape)
+        if shape[-1] % 2 == 0 and coin(d, 40):
+            half = shape[:-1] + (shape[-1] // 2,)
+            a = self.value(half, depth)
+            b = self.cast_to(self.value(half, depth), a.dtype)
+            return Node("interleave", (a, b), a.dtype, shape)
+        if len(shape) >= 3 or 2 * numel(shape) > MAX_NUMEL:
+            return self.leaf(shape)
+        x = self.value((*shape, 2), depth)
+        return Node("split", (x,), x.dtype, shape, (d.int(0, 1),))
+
+    def cat_flip(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        if shape[0] % 2 == 0 and coin(d, 50):
+            half = (shape[0] // 2, *shape[1:])
+            a = self.value(half, depth)
+            b = self.cast_to(self.value(half, depth), a.dtype)
+            return Node("cat", (a, b), a.dtype, shape)
+        x = self.value(shape, depth)
+        return Node("flip", (x,), x.dtype, shape, (d.int(0, len(shape) - 1),))
+
+    def math(self, shape: Shape, depth: int, root: bool) -> Node:
+        d = self.d
+        if not root:
+            return self.leaf(shape)
+        fn = pick(d, MATH)
+        t = pick(d, (D.F32, D.F64))
+        count = {"div_rn": 2, "fma": 3}.get(fn, 1)
+        args = tuple(self.cast_to(self.value(shape, depth), t) for _ in range(count))
+        return Node("math", args, t, shape, (fn,))

@@ -1,0 +1,87 @@
+"""A random kernel as data: a DAG of frozen ``Node``s over loaded inputs, scalars and literals,
+stored (or atomically combined) into one output. gen.py builds them, render.py writes them as
+Python source, reference.py evaluates them with NumPy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .dtypes import DType
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    """One value. ``op`` names the operation; ``attr`` holds its static parameters."""
+
+    op: str
+    args: tuple[Node, ...]
+    dtype: DType
+    shape: Shape
+    attr: tuple = ()
+
+    @property
+    def is_literal(self) -> bool:
+        """A Python number in the source (a literal or a constexpr): it types like Triton's
+        scalars, which do not widen a tensor of their kind."""
+        return self.op in ("lit", "const")
+
+
+@dataclass(frozen=True)
+class Input:
+    """A pointer argument loaded as a tile of ``shape`` (``pid * numel`` further on)."""
+
+    dtype: DType
+    shape: Shape
+    masked: bool
+    other: int | float | None  # the masked load's ``other`` (None: lanes stay undefined)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    inputs: tuple[Input, ...]
+    root: Node
+    out_dtype: DType  # the output pointer's element type (a store converts to it)
+    store: str  # "store", or an atomic: "atomic_add", "atomic_max", ...
+    out_masked: bool
+    grid: int
+    scalars: tuple[tuple[str, DType, int | float], ...]  # runtime scalar arguments
+    constexprs: tuple[tuple[str, int | float], ...]
+    combine: tuple[str, ...] = ()  # helper combine functions the kernel's scans call
+
+
+@dataclass(frozen=True)
+class Case:
+    """A kernel plus what its launch needs: the data seed and the mask bounds."""
+
+    kernel: Kernel
+    data_seed: int
+    bounds: tuple[int, ...]  # n for each input, then for the output
+    special: int  # how often inputs take edge values (0..3)
+
+
+def walk(root: Node) -> list[Node]:
+    """Every node once, operands before their users."""
+    seen: dict[int, Node] = {}
+    order: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            if id(node) not in seen:
+                seen[id(node)] = node
+                order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        stack.append((node, True))
+        stack.extend((a, False) for a in reversed(node.args))
+    return order
+
+
+def numel(shape: Shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

@@ -1,0 +1,283 @@
+"""The NumPy reference: evaluates a kernel's DAG for each program with the semantics tilec
+documents (Triton's on NVIDIA GPUs): C integer arithmetic that wraps, IEEE float arithmetic
+rounded once per operation in the computation type, Triton's promotion.
+
+Lanes whose value is not defined (integer division by zero and INT_MIN / -1, shifts by the
+width or more, float -> int of NaN/inf/out of range, masked loads without ``other``, the sign of
+a zero chosen by min/max, NaN payloads through bitcasts) are tracked and not compared. The root
+may be approximate (math functions, float sums and scans): ``Expect.ulps`` / ``Expect.atol``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import dtypes as D
+from .convert import bitcast, convert, literal
+from .dtypes import DType
+from .numerics import as_ints, round_float, wrap
+from .program import Case, Node, numel, walk
+from .reference_ops import MATH_ULPS, math_fn, reduce_op, scan_op
+
+Value = tuple[np.ndarray, np.ndarray]  # values, undefined lanes
+
+
+@dataclass
+class Expect:
+    values: np.ndarray
+    undefined: np.ndarray
+    ulps: int = 0  # allowed distance in ulps of the output type
+    atol: np.ndarray | None = None  # allowed absolute error per lane (float sums and scans)
+
+
+def is_approximate(node: Node) -> bool:
+    if node.op == "math":
+        return True
+    kind = node.attr[0] if node.op in ("reduce", "scan") else ""
+    return node.dtype.is_float and kind in ("sum", "cumsum", "cumprod")
+
+
+class Evaluator:
+    def __init__(self, case: Case, inputs: list[np.ndarray], pid: int) -> None:
+        self.case = case
+        self.inputs = inputs
+        self.pid = pid
+        self.atol: np.ndarray | None = None
+        self.ulps = 0
+
+    def run(self) -> Value:
+        memo: dict[int, Value] = {}
+        for node in walk(self.case.kernel.root):
+            if node.op in ("lit", "const"):
+                continue
+            memo[id(node)] = self.node(node, memo)
+        return memo[id(self.case.kernel.root)]
+
+    def operand(self, node: Node, t: DType, shape: tuple[int, ...], memo: dict) -> Value:
+        """An operand converted to ``t`` and broadcast to ``shape``."""
+        if node.is_literal:
+            return literal(node.attr[-1], t, shape), np.zeros(shape, bool)
+        x, u = memo[id(node)]
+        y, u2 = convert(x, node.dtype, t)
+        return np.broadcast_to(y, shape).copy(), np.broadcast_to(u | u2, shape).copy()
+
+    def node(self, n: Node, memo: dict) -> Value:  # noqa: C901 (one case per op)
+        op, a, shape = n.op, n.args, n.shape
+        none = np.zeros(shape, bool)
+        if op == "load":
+            return self.load(n)
+        if op == "pid":
+            return np.array(self.pid, np.int32), none
+        if op == "scalar":
+            _, t, v = next(s for s in self.case.kernel.scalars if s[0] == n.attr[0])
+            return literal(v, t, ()), none
+        if op == "arange":
+            axis = n.attr[0]
+            idx = np.arange(shape[axis], dtype=np.int32).reshape(
+                [-1 if k == axis else 1 for k in range(len(shape))]
+            )
+            return np.broadcast_to(idx, shape).copy(), none
+        if op == "full":
+            return literal(n.attr[0], n.dtype, shape), none
+        if op in ("bin", "cmp", "minmax"):
+            return self.binary(n, memo)
+        if op == "where":
+            c, uc = self.operand(a[0], a[0].dtype, shape, memo)
+            c = c != 0
+            x, ux = self.operand(a[1], n.dtype, shape, memo)
+            y, uy = self.operand(a[2], n.dtype, shape, memo)
+            return np.where(c, x, y), uc | np.where(c, ux, uy)
+        if op == "unary":
+            return self.unary(n, memo)
+        if op == "cast":
+            x, u = memo[id(a[0])]
+            t, is_bitcast = n.attr
+            y, u2 = bitcast(x, a[0].dtype, t) if is_bitcast else convert(x, a[0].dtype, t)
+            return y, u | u2
+        if op == "reduce":
+            x, u = memo[id(a[0])]
+            return reduce_op(n, x, u, a[0].dtype, self)
+        if op == "scan":
+            x, u = memo[id(a[0])]
+            return scan_op(n, x, u, a[0].dtype, self)
+        if op == "math":
+            args = [memo[id(x)] for x in a]
+            self.ulps = MATH_ULPS[n.attr[0]] + (1 if n.dtype == D.F64 else 0)
+            if n.attr[0] == "fma" and n.dtype == D.F64:
+                self.ulps = 0
+            out = math_fn(n.attr[0], [x for x, _ in args], n.dtype)
+            return out, np.logical_or.reduce([u for _, u in args])
+        return self.shape_op(n, memo)
+
+    def shape_op(self, n: Node, memo: dict) -> Value:
+        op, shape = n.op, n.shape
+        vals = [memo[id(x)] for x in n.args]
+
+        def both(f):  # noqa: ANN001, ANN202 (applies a shape function to values and lanes)
+            return tuple(np.ascontiguousarray(f(k)) for k in (0, 1))
+
+        if op == "reshape":
+            return both(lambda k: vals[0][k].reshape(shape))
+        if op == "permute":
+            return both(lambda k: np.transpose(vals[0][k], n.attr[0]))
+        if op == "expand_dims":
+            return both(lambda k: np.expand_dims(vals[0][k], n.attr[0]))
+        if op == "broadcast_to":
+            return both(lambda k: np.broadcast_to(vals[0][k], shape))
+        if op == "join":
+            return both(lambda k: np.stack([vals[0][k], vals[1][k]], axis=-1))
+        if op == "interleave":
+            return both(lambda k: np.stack([vals[0][k], vals[1][k]], axis=-1).reshape(shape))
+        if op == "split":
+            return both(lambda k: vals[0][k][..., n.attr[0]])
+        if op == "cat":
+            return both(lambda k: np.concatenate([vals[0][k], vals[1][k]], axis=0))
+        if op == "flip":
+            return both(lambda k: np.flip(vals[0][k], n.attr[0]))
+        raise AssertionError(op)
+
+    def load(self, n: Node) -> Value:
+        k = n.attr[0]
+        x = self.case.kernel.inputs[k]
+        size = numel(x.shape)
+        bound = self.case.bounds[k]
+        offs = self.pid * size + np.arange(size)
+        data = self.inputs[k][self.pid * size : (self.pid + 1) * size].reshape(x.shape)
+        inside = (offs < bound).reshape(x.shape)
+        if not x.masked or x.other is None:
+            return data.copy(), ~inside
+        fill = literal(x.other, x.dtype, x.shape)
+        return np.where(inside, data, fill), np.zeros(x.shape, bool)
+
+    def binary(self, n: Node, memo: dict) -> Value:
+        a, b = n.args
+        sym = n.attr[0]
+        div = sym in ("/", "//", "%")
+        t = D.computation_type(a.dtype, a.is_literal, b.dtype, b.is_literal, div)
+        if n.op == "minmax" or (sym == "/" and t.is_int):
+            t = n.dtype
+        x, ux = self.operand(a, t, n.shape, memo)
+        y, uy = self.operand(b, t, n.shape, memo)
+        undefined = ux | uy
+        if n.op == "cmp":
+            with np.errstate(invalid="ignore"):
+                return _compare(sym, x, y), undefined
+        if n.op == "minmax":
+            return _minmax(n, x, y, t, undefined)
+        if t.is_float:
+            return _float_binary(sym, x, y, t), undefined
+        return _int_binary(sym, x, y, t, undefined)
+
+    def unary(self, n: Node, memo: dict) -> Value:
+        x, u = memo[id(n.args[0])]
+        fn, t = n.attr[0], n.dtype
+        if fn in ("floor", "ceil"):
+            return getattr(np, fn)(x), u
+        if t.is_float:
+            return (-x if fn == "neg" else np.abs(x)), u
+        ints = as_ints(x)
+        if fn == "neg":
+            return wrap(-ints, t), u
+        if fn == "invert":
+            return wrap(~ints, t), u
+        return (wrap(np.abs(ints), t) if t.kind == "i" else x.copy()), u
+
+
+def _compare(sym: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return {
+        "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+        "==": np.equal, "!=": np.not_equal,
+    }[sym](x, y)  # fmt: skip
+
+
+def _minmax(n: Node, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.ndarray) -> Value:
+    which, nan_all = n.attr
+    if not t.is_float:
+        return (np.maximum if which == "maximum" else np.minimum)(x, y), undefined
+    f = {("maximum", True): np.maximum, ("maximum", False): np.fmax,
+         ("minimum", True): np.minimum, ("minimum", False): np.fmin}[(which, nan_all)]  # fmt: skip
+    zeros = (x == 0) & (y == 0) & (np.signbit(x) != np.signbit(y))
+    return f(x, y), undefined | zeros
+
+
+def _float_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType) -> np.ndarray:
+    a, b = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        if t == D.F64:
+            r = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide,
+                 "%": np.fmod}[sym](a, b)  # fmt: skip
+            return r
+        # one rounding from float64 is exact for these (float64 holds 2p+2 bits)
+        r = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "%": np.fmod}[sym](
+            a, b
+        )
+    return round_float(r, t)
+
+
+def _int_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.ndarray) -> Value:
+    a, b = as_ints(x), as_ints(y)
+    if sym in ("//", "%"):
+        lo, _ = D.int_range(t)
+        bad = (b == 0) | ((a == lo) & (b == -1) & (t.kind == "i"))
+        b = np.where(bad, 1, b)
+        q = np.array([abs(p) // abs(r) * (1 if (p >= 0) == (r > 0) else -1)
+                      for p, r in zip(a.reshape(-1), b.reshape(-1))], dtype=object)  # fmt: skip
+        q = q.reshape(a.shape)
+        return wrap(q if sym == "//" else a - q * b, t), undefined | bad
+    if sym in ("<<", ">>"):
+        bad = (b < 0) | (b >= t.bits)
+        b = np.where(bad, 0, b)
+        r = np.array([p << s if sym == "<<" else p >> s
+                      for p, s in zip(a.reshape(-1), b.reshape(-1))], dtype=object)  # fmt: skip
+        return wrap(r.reshape(a.shape), t), undefined | bad
+    r = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "&": lambda: a & b,
+         "|": lambda: a | b, "^": lambda: a ^ b}[sym]()  # fmt: skip
+    return wrap(r, t), undefined
+
+
+def expected_output(case: Case, inputs: list[np.ndarray], initial: np.ndarray) -> Expect:
+    """The whole output buffer after the launch, from its ``initial`` contents."""
+    k = case.kernel
+    t = k.out_dtype
+    out = initial.copy()
+    undefined = np.zeros(out.shape, bool)
+    atol = np.zeros(out.shape) if is_approximate(k.root) else None
+    size = numel(k.root.shape)
+    ulps = 0
+    for pid in range(k.grid):
+        ev = Evaluator(case, inputs, pid)
+        v, u = ev.run()
+        y, u2 = convert(v, k.root.dtype, t)
+        y, u = y.reshape(-1), (u | u2).reshape(-1)
+        ulps = max(ulps, ev.ulps)
+        base = 0 if k.store != "store" else pid * size
+        lanes = base + np.arange(size)
+        live = lanes < case.bounds[-1]
+        lanes, y, u = lanes[live], y[live], u[live]
+        if k.store == "store":
+            out[lanes] = y
+            undefined[lanes] = u
+            if atol is not None and ev.atol is not None:
+                atol[lanes] = ev.atol.reshape(-1)[live]
+        else:
+            out[lanes], bad = _atomic(k.store, out[lanes], y, t)
+            undefined[lanes] |= u | bad
+    return Expect(out, undefined, ulps, atol)
+
+
+def _atomic(kind: str, old: np.ndarray, v: np.ndarray, t: DType) -> Value:
+    bad = np.zeros(v.shape, bool)
+    if kind == "atomic_xchg":
+        return v.copy(), bad
+    if t.is_float:
+        bad = np.isnan(v) | ((v == 0) & (old == 0))
+        if kind == "atomic_add":
+            return round_float(old.astype(np.float64) + v, t), np.isnan(v)
+        return (np.fmax if kind == "atomic_max" else np.fmin)(old, v), bad
+    a, b = as_ints(old), as_ints(v)
+    r = {"atomic_add": lambda: a + b, "atomic_and": lambda: a & b, "atomic_or": lambda: a | b,
+         "atomic_xor": lambda: a ^ b, "atomic_max": lambda: np.maximum(a, b),
+         "atomic_min": lambda: np.minimum(a, b)}[kind]()  # fmt: skip
+    return wrap(r, t), bad

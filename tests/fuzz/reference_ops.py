@@ -1,0 +1,155 @@
+"""Reference reductions, scans and math functions (see reference.py for the conventions).
+
+Float sums and scans are approximate: tilec and Triton add in a tree order, so the bound is
+2·n·eps·Σ|x| per result lane. Math functions are compared within MATH_ULPS of a float64
+evaluation rounded once."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as D
+from .convert import convert
+from .dtypes import DType
+from .numerics import as_ints, round_float, wrap
+from .program import Node
+
+MATH_ULPS = {"exp": 2, "log": 2, "sin": 2, "cos": 2, "sqrt": 1, "exp2": 2, "log2": 2,
+             "rsqrt": 2, "erf": 4, "sqrt_rn": 0, "sigmoid": 4, "div_rn": 0, "fma": 1}  # fmt: skip
+EPS = {"float16": 2.0**-11, "bfloat16": 2.0**-8, "float32": 2.0**-24, "float64": 2.0**-53}
+
+
+def _move(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """``x`` with the reduced axis last (all axes flattened for axis=None)."""
+    return x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)
+
+
+def _place(r: np.ndarray, n: Node, axis: int | None) -> np.ndarray:
+    return np.asarray(r).reshape(n.shape)
+
+
+def reduce_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tuple:
+    kind, axis, _, _ = n.attr
+    t = n.dtype
+    if kind in ("sum", "max", "min"):
+        x, u2 = convert(x, src, t)
+        u = u | u2
+    xs, us = _move(x, axis), _move(u, axis)
+    undefined = _place(us.any(axis=-1), n, axis)
+    if kind == "argmax" or kind == "argmin":
+        f = np.argmax if kind == "argmax" else np.argmin
+        return _place(f(xs, axis=-1).astype(np.int32), n, axis), undefined
+    if t.is_int and kind in ("sum", "xor_sum"):
+        ints = as_ints(xs)
+        if kind == "sum":
+            r = ints.sum(axis=-1)
+        else:
+            r = np.bitwise_xor.reduce(ints, axis=-1) if ints.shape[-1] else np.zeros(
+                ints.shape[:-1], object
+            )
+        return _place(wrap(np.asarray(r, dtype=object), t), n, axis), undefined
+    if kind in ("max", "min"):
+        if t.is_float:
+            f = np.fmax if kind == "max" else np.fmin
+            r = f.reduce(xs, axis=-1)
+            pos = ((xs == 0) & ~np.signbit(xs)).any(axis=-1)
+            zero = (r == 0) & pos & ((xs == 0) & np.signbit(xs)).any(axis=-1)
+            return _place(r, n, axis), undefined | _place(zero, n, axis)
+        r = xs.max(axis=-1) if kind == "max" else xs.min(axis=-1)
+        return _place(r, n, axis), undefined
+    # float sum: approximate
+    w = xs.astype(np.float64)
+    with np.errstate(all="ignore"):
+        r = w.sum(axis=-1)
+        bound = np.abs(w).sum(axis=-1)
+    ev.atol = _place(2 * w.shape[-1] * EPS[t.name] * bound + _tiny(t), n, axis)
+    big = ~np.isfinite(bound) | (bound > D.FLOAT_FORMAT[t.name][2] / 4)
+    return _place(round_float(r, t), n, axis), undefined | _place(big, n, axis)
+
+
+def _tiny(t: DType) -> float:
+    return 2.0 ** (D.FLOAT_FORMAT[t.name][1] - D.FLOAT_FORMAT[t.name][0] + 2)
+
+
+def scan_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tuple:
+    kind, axis, reverse = n.attr
+    t = n.dtype
+    x, u2 = convert(x, src, t)
+    u = u | u2
+    xs, us = np.moveaxis(x, axis, -1), np.moveaxis(u, axis, -1)
+    if reverse:
+        xs, us = xs[..., ::-1], us[..., ::-1]
+    undefined = np.logical_or.accumulate(us, axis=-1)
+    if t.is_float and kind in ("cumsum", "cumprod"):
+        w = xs.astype(np.float64)
+        with np.errstate(all="ignore"):
+            r = np.cumsum(w, axis=-1) if kind == "cumsum" else np.cumprod(w, axis=-1)
+            mag = np.cumsum(np.abs(w), -1) if kind == "cumsum" else np.abs(r)
+        steps = np.arange(1, w.shape[-1] + 1)
+        atol = 2 * steps * EPS[t.name] * mag + _tiny(t)
+        big = ~np.isfinite(mag) | (mag > D.FLOAT_FORMAT[t.name][2] / 4)
+        if kind == "cumprod":  # products near the underflow threshold lose relative accuracy
+            big |= (np.abs(r) < 2.0 ** (D.FLOAT_FORMAT[t.name][1] + 8)) & (r != 0)
+            big |= np.logical_or.accumulate(~np.isfinite(w), axis=-1)
+        r = round_float(r, t)
+        undefined |= big
+        ev.atol = _back(atol, axis, reverse)
+    elif kind == "scan_max":
+        if t.is_float:
+            r = np.fmax.accumulate(xs, axis=-1)
+            pos = np.logical_or.accumulate((xs == 0) & ~np.signbit(xs), axis=-1)
+            neg = np.logical_or.accumulate((xs == 0) & np.signbit(xs), axis=-1)
+            zero = (r == 0) & pos & neg
+            undefined |= zero
+        else:
+            r = np.maximum.accumulate(xs, axis=-1)
+    else:
+        ints = as_ints(xs)
+        f = {"cumsum": np.add, "scan_add": np.add, "cumprod": np.multiply,
+             "scan_xor": np.bitwise_xor, "scan_or": np.bitwise_or}[kind]  # fmt: skip
+        r = wrap(f.accumulate(ints, axis=-1), t)
+    return _back(r, axis, reverse), _back(undefined, axis, reverse)
+
+
+def _back(r: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
+    if reverse:
+        r = r[..., ::-1]
+    return np.ascontiguousarray(np.moveaxis(r, -1, axis))
+
+
+def math_fn(fn: str, args: list[np.ndarray], t: DType) -> np.ndarray:
+    w = [a.astype(np.float64) for a in args]
+    x = w[0]
+    with np.errstate(all="ignore"):
+        if fn == "fma":
+            r = _fma(*w)
+        elif fn == "div_rn":
+            r = x / w[1]
+        elif fn == "erf":
+            r = np.array([math.erf(v) for v in x.reshape(-1)]).reshape(x.shape)
+        elif fn == "sigmoid":
+            r = 1.0 / (1.0 + np.exp(-x))
+        elif fn == "rsqrt":
+            r = 1.0 / np.sqrt(x)
+        else:
+            r = getattr(np, {"sqrt_rn": "sqrt"}.get(fn, fn))(x)
+    return round_float(r, t)
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a·b + c rounded once to float64 (exact rational arithmetic for finite lanes)."""
+    with np.errstate(all="ignore"):
+        r = a * b + c
+    out = r.reshape(-1).copy()
+    for i, (p, q, s) in enumerate(zip(a.reshape(-1), b.reshape(-1), c.reshape(-1))):
+        if np.isfinite(p) and np.isfinite(q) and np.isfinite(s):
+            exact = Fraction(float(p)) * Fraction(float(q)) + Fraction(float(s))
+            try:
+                out[i] = float(exact) if exact else (p * q + s)
+            except OverflowError:
+                out[i] = math.copysign(math.inf, exact)
+    return out.reshape(a.shape)

@@ -1,0 +1,145 @@
+"""A kernel as Python source: one statement per node, the loads first, the store last."""
+
+from __future__ import annotations
+
+from .program import Kernel, Node, Shape, numel, walk
+
+COMBINE = {
+    "add": "a + b",
+    "max": "tl.maximum(a, b)",
+    "xor": "a ^ b",
+    "or": "a | b",
+}
+
+
+def offsets(shape: Shape, base: str) -> str:
+    """``base`` plus the row-major offsets of a tile of ``shape``."""
+    if not shape:
+        return base
+    terms = []
+    stride = numel(shape)
+    for axis, size in enumerate(shape):
+        stride //= size
+        index = ", ".join(":" if k == axis else "None" for k in range(len(shape)))
+        ar = f"tl.arange(0, {size})" + (f"[{index}]" if len(shape) > 1 else "")
+        terms.append(ar if stride == 1 else f"{ar} * {stride}")
+    return f"{base} + " + " + ".join(terms)
+
+
+def _shape_text(shape: Shape) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _expr(node: Node, names: dict[int, str]) -> str:  # noqa: C901 (one case per op)
+    a = [names[id(x)] for x in node.args]
+    op, attr = node.op, node.attr
+    if op == "bin" or op == "cmp":
+        return f"({a[0]} {attr[0]} {a[1]})"
+    if op == "where":
+        return f"tl.where({a[0]}, {a[1]}, {a[2]})"
+    if op == "minmax":
+        nan = ", propagate_nan=tl.PropagateNan.ALL" if attr[1] else ""
+        return f"tl.{attr[0]}({a[0]}, {a[1]}{nan})"
+    if op == "unary":
+        return {"neg": f"-{a[0]}", "invert": f"~{a[0]}"}.get(attr[0], f"tl.{attr[0]}({a[0]})")
+    if op == "cast":
+        t, bitcast = attr
+        return f"{a[0]}.to({t.tl}, bitcast=True)" if bitcast else f"{a[0]}.to({t.tl})"
+    if op == "reduce":
+        kind, axis, keep, member = attr
+        args = ([] if axis is None else [f"axis={axis}"]) + (["keep_dims=True"] if keep else [])
+        if kind in ("argmax", "argmin") and axis is None:
+            args.insert(0, "axis=None")
+        if member:
+            return f"{a[0]}.{kind}({', '.join(args)})"
+        return f"tl.{kind}({', '.join([a[0], *args])})"
+    if op == "scan":
+        kind, axis, reverse = attr
+        rev = ", reverse=True" if reverse else ""
+        if kind.startswith("scan_"):
+            return f"tl.associative_scan({a[0]}, {axis}, combine_{kind[5:]}{rev})"
+        return f"tl.{kind}({a[0]}, axis={axis}{rev})"
+    if op == "reshape":
+        return f"tl.reshape({a[0]}, {_shape_text(attr[0])})"
+    if op == "permute":
+        perm, short = attr
+        if len(perm) == 2 and short:
+            return f"tl.trans({a[0]})"
+        return f"tl.permute({a[0]}, {tuple(perm)})" if short else f"{a[0]}.permute{tuple(perm)}"
+    if op == "expand_dims":
+        axis, subscript = attr
+        if subscript:
+            index = ", ".join("None" if k == axis else ":" for k in range(len(node.shape)))
+            return f"{a[0]}[{index}]"
+        return f"tl.expand_dims({a[0]}, {axis})"
+    if op == "broadcast_to":
+        return f"tl.broadcast_to({a[0]}, {_shape_text(attr[0])})"
+    if op in ("join", "interleave"):
+        return f"tl.{op}({a[0]}, {a[1]})"
+    if op == "cat":
+        return f"tl.cat({a[0]}, {a[1]}, can_reorder=True)"
+    if op == "flip":
+        return f"tl.flip({a[0]}, {attr[0]})"
+    if op == "math":
+        return f"tl.{attr[0]}({', '.join(a)})"
+    raise AssertionError(op)
+
+
+def _leaf(node: Node) -> str | None:
+    op, attr = node.op, node.attr
+    if op == "lit":
+        return repr(attr[0])
+    if op in ("const", "scalar"):
+        return attr[0]
+    if op == "load":
+        return f"x{attr[0]}"
+    if op == "pid":
+        return "pid"
+    if op == "arange":
+        (axis,) = attr
+        s = node.shape
+        if len(s) == 1:
+            return f"tl.arange(0, {s[0]})"
+        index = ", ".join(":" if k == axis else "None" for k in range(len(s)))
+        return f"tl.broadcast_to(tl.arange(0, {s[axis]})[{index}], {_shape_text(s)})"
+    if op == "full":
+        return f"tl.full({_shape_text(node.shape)}, {attr[0]!r}, {node.dtype.tl})"
+    return None
+
+
+def params(k: Kernel) -> list[str]:
+    names = [f"in{i}" for i in range(len(k.inputs))] + ["out"]
+    names += [f"n{i}" for i in range(len(k.inputs))] + ["n_out"]
+    names += [name for name, _, _ in k.scalars]
+    return names + [f"{name}: tl.constexpr" for name, _ in k.constexprs]
+
+
+def source(k: Kernel, name: str = "kernel") -> str:
+    lines = ["import tilec", "import tilec.language as tl", ""]
+    for c in k.combine:
+        lines += ["", "@tilec.jit", f"def combine_{c}(a, b):", f"    return {COMBINE[c]}", ""]
+    lines += ["", "@tilec.jit", f"def {name}({', '.join(params(k))}):", "    pid = tl.program_id(0)"]
+    for i, x in enumerate(k.inputs):
+        lines.append(f"    o{i} = {offsets(x.shape, f'pid * {numel(x.shape)}')}")
+        mask = f", mask=o{i} < n{i}" if x.masked else ""
+        other = f", other={x.other!r}" if x.masked and x.other is not None else ""
+        lines.append(f"    x{i} = tl.load(in{i} + o{i}{mask}{other})")
+    names: dict[int, str] = {}
+    for node in walk(k.root):
+        leaf = _leaf(node)
+        if leaf is not None:
+            names[id(node)] = leaf
+            continue
+        v = names[id(node)] = f"v{len(names)}"
+        if node.op == "split":
+            first, second = (v, "_") if node.attr[0] == 0 else ("_", v)
+            lines.append(f"    {first}, {second} = tl.split({names[id(node.args[0])]})")
+        else:
+            lines.append(f"    {v} = {_expr(node, names)}")
+    atomic = k.store != "store"
+    base = "pid * 0" if atomic else f"pid * {numel(k.root.shape)}"
+    lines.append(f"    oo = {offsets(k.root.shape, base)}")
+    mask = ", mask=oo < n_out" if k.out_masked else ""
+    call = f"tl.{k.store}" if atomic else "tl.store"
+    lines.append(f"    {call}(out + oo, {names[id(k.root)]}{mask})")
+    return "\n".join(lines) + "\n"
