@@ -23,6 +23,14 @@ def _policy():
     return load_policy()
 
 
+def _driver_text(policy, arch) -> str:  # type: ignore[no-untyped-def]
+    release = policy.driver_release(arch.driver_cuda)
+    text = f"R{release.branch}+: ≥ {release.linux} / ≥ {release.windows}" if release else "—"
+    if arch.driver_branch_max:
+        text += f" (last: R{arch.driver_branch_max})"
+    return "JetPack" if arch.jetson else text
+
+
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -78,7 +86,9 @@ def render(policy) -> str:
     out += [f"Linux wheels need glibc ≥ {', '.join(glibc)}; musl is not supported.", ""]
     out += [
         f"Python {policy.python_min}–{policy.python_max_tested}, 64-bit only; "
-        f"llvmlite ≥ {policy.llvmlite_min}. {policy.python_reason}",
+        f"llvmlite ≥ {policy.llvmlite_min}. {policy.python_reason} CPython ABIs: "
+        f"{', '.join(policy.python_abis)}; binary wheels are {policy.wheel_abi}. "
+        f"Free-threaded builds: {policy.free_threaded_note}",
         "",
     ]
     out += ["## NVIDIA GPUs", ""]
@@ -88,21 +98,31 @@ def render(policy) -> str:
             "architecture",
             "tilec target",
             "level",
-            "min PTX ISA",
+            "PTX ISA",
             "CUDA toolkits",
+            "driver (Linux / Windows)",
         ),
         [
             (
                 a.cc,
                 a.name,
-                f"`{a.arch}`",
+                ", ".join(f"`{name}`" for name, _ in a.targets()),
                 a.level.value,
                 ptx_text(a.min_ptx),
                 f"{a.cuda_min}–{a.cuda_max_major}.x" if a.cuda_max_major else f"{a.cuda_min}+",
+                _driver_text(policy, a),
             )
             for a in policy.architectures
         ],
     )
+    out += [
+        "The first target is the one tilec emits for that GPU (`tilec doctor` prints it); the "
+        "others are accepted by `tilec compile --target cuda:<name>`. tilec emits the PTX ISA "
+        "shown (LLVM's floor for the target, at least 7.0) and assembles it with the first of "
+        "nvJitLink (through cuda-bindings) and ptxas that knows the target and whose cubins the "
+        "driver loads; otherwise the driver JIT-compiles the PTX.",
+        "",
+    ]
     out += ["## Drivers", ""]
     out += _table(
         ("CUDA major", "Linux driver", "Windows driver", "pip extra"),
@@ -111,9 +131,13 @@ def render(policy) -> str:
             for m, f in sorted(floors.items())
         ],
     )
+    out += _table(
+        ("first driver of CUDA", "branch", "Linux", "Windows"),
+        [(r.cuda, f"R{r.branch}", f"≥ {r.linux}", f"≥ {r.windows}") for r in policy.driver_by_cuda],
+    )
     out += [
-        f"tilec needs a driver for CUDA {policy.cuda_min_driver} or newer. It emits the highest PTX "
-        "ISA that the driver, LLVM and the cubin linker all accept:",
+        f"tilec needs a driver for CUDA {policy.cuda_min_driver} or newer. A driver loads PTX up to "
+        "the ISA of its CUDA version:",
         "",
     ]
     out += _table(
@@ -121,6 +145,16 @@ def render(policy) -> str:
         [(v, ptx_text(p)) for v, p in policy.ptx_by_cuda],
     )
     out += _table(("LLVM", "max PTX ISA"), [(str(m), ptx_text(p)) for m, p in policy.llvm_max_ptx])
+    out += ["## Jetson", ""]
+    out += _table(
+        ("L4T", "JetPack", "CUDA", "GPUs (compute capability)"),
+        [(f"R{j.l4t}", j.jetpack, j.cuda, ", ".join(j.gpus)) for j in policy.jetson],
+    )
+    out += [
+        "On Jetson the GPU driver and CUDA come with JetPack (L4T); `tilec doctor` reads "
+        "/etc/nv_tegra_release and names the JetPack to install.",
+        "",
+    ]
     out += ["## Other GPUs", ""]
     out += _table(
         ("vendor", "level", "what happens"),

@@ -26,6 +26,7 @@ def cu13_wheels(sys: FakeSystem, version: str = "13.0.88") -> FakeSystem:
     sys.dists.update(
         {"nvidia-nvjitlink": version, "nvidia-cuda-nvcc": version, "nvidia-nvvm": version}
     )
+    sys.dists["cuda-bindings"] = "13.0.3"  # the [cuda] extra's cuda-bindings (its nvJitLink: 13)
     return sys
 
 
@@ -35,6 +36,7 @@ def cu12_wheels(sys: FakeSystem, version: str = "12.9.86", ptxas: bool = True) -
     sys.files[lib] = ""
     sys.nvjitlink[lib] = version[:4]
     sys.dists["nvidia-nvjitlink-cu12"] = version
+    sys.dists["cuda-bindings"] = "12.9.2"  # the [cuda12] extra's cuda-bindings
     if ptxas:
         exe = f"{SITE}/nvidia/cuda_nvcc/bin/ptxas"
         sys.files.update({exe: "", f"{SITE}/nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc": ""})
@@ -54,6 +56,7 @@ def linux_nvidia(driver: str, cuda: int, gpu: CudaDevice, *, proc_only: bool = F
         sys.files["/sys/module/nvidia/version"] = driver + "\n"
     sys.libcuda["libcuda.so.1"] = DriverQuery("libcuda.so.1", True, "", cuda, devices=(gpu,))
     sys.nvml = DriverQuery("libnvidia-ml.so.1", True, "", cuda, driver, (gpu,))
+    sys.dists["cuda-bindings"] = "13.0.3" if cuda >= 13000 else "12.9.2"
     return sys
 
 
@@ -105,6 +108,7 @@ def windows11_rtx3060() -> FakeSystem:
     dll = f"{SITE}/nvidia/nvjitlink/bin/nvJitLink_120_0.dll"
     sys.files[dll] = ""
     sys.nvjitlink[dll] = "12.8"
+    sys.dists["cuda-bindings"] = "12.8.0"
     return sys
 
 

@@ -52,7 +52,14 @@ def test_every_arch_min_ptx_is_what_llvm_emits_by_default() -> None:
         asm = target.create_target_machine(cpu=arch.arch).emit_assembly(llvm.parse_assembly(module))
         assert re.search(r"\.target (\S+)", asm).group(1) == arch.arch
         version = re.search(r"\.version (\d+)\.(\d+)", asm)
-        assert int(version.group(1)) * 10 + int(version.group(2)) == arch.min_ptx, arch.arch
+        assert int(version.group(1)) * 10 + int(version.group(2)) == arch.llvm_min_ptx, arch.arch
+        # what tilec emits: LLVM's floor, never below PTX 7.0 (the CUDA 11.0 ISA tilec's code needs)
+        if arch.level is not Level.UNSUPPORTED:
+            assert arch.min_ptx == max(arch.llvm_min_ptx, 70), arch.arch
+        for name, ptx in arch.variants:
+            asm = target.create_target_machine(cpu=name).emit_assembly(llvm.parse_assembly(module))
+            version = re.search(r"\.version (\d+)\.(\d+)", asm)
+            assert int(version.group(1)) * 10 + int(version.group(2)) == ptx, name
 
 
 def test_llvm22_emits_at_most_ptx_9_0() -> None:

@@ -20,7 +20,7 @@ def test_replayed_h200_selects_cuda_sm90a_with_nvjitlink(capsys) -> None:
     assert (sel["backend"], sel["arch"], sel["ptx_version"], sel["cubin_route"]) == (
         "cuda",
         "sm_90a",
-        90,
+        80,
         "nvjitlink",
     )
     assert sel["install"] == 'pip install "tilec[cuda]"'

@@ -30,14 +30,14 @@ def _remedy(finding) -> str:
     return finding.remedy
 
 
-def test_2_driver_too_old_for_the_arch_ptx() -> None:
+def test_2_driver_too_old_for_a_blackwell_gpu() -> None:
     b200 = CudaDevice("NVIDIA B200", 10, 0, 180 * GIB)
     f = _finding(
-        machines.cu12_wheels(machines.linux_nvidia("550.90.07", 12040, b200)), "nvidia.driver_ptx"
+        machines.cu12_wheels(machines.linux_nvidia("550.90.07", 12040, b200)), "nvidia.driver_gpu"
     )
     assert (f.status, f.scenario) == (Status.FAIL, 2)
-    assert "PTX ISA 8.6 (CUDA 12.8)" in f.summary
-    assert "supports CUDA 12.8 or newer" in _remedy(f)
+    assert "needs an R570 driver (CUDA 12.8)" in f.summary
+    assert "R570 branch or newer (CUDA 12.8): ≥ 570.26." in _remedy(f)
 
 
 def test_4_cuda13_toolchain_on_a_cuda12_driver() -> None:
@@ -48,7 +48,7 @@ def test_4_cuda13_toolchain_on_a_cuda12_driver() -> None:
     assert "≥ 580.65.06" in f.summary
     assert 'pip install "tilec[cuda12]"' in _remedy(f)
     sel = select_backend(gather(sys))
-    assert (sel.backend, sel.cubin_route, sel.ptx_version) == ("cuda", "driver-jit", 87)
+    assert (sel.backend, sel.cubin_route, sel.ptx_version) == ("cuda", "driver-jit", 70)
 
 
 def test_5_gpu_newer_than_tilec_knows() -> None:

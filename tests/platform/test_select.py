@@ -22,7 +22,7 @@ def test_ptx_is_capped_by_the_driver_even_with_a_newer_linker() -> None:
     assert (sel.backend, sel.arch, sel.ptx_version, sel.cubin_route) == (
         "cuda",
         "sm_90a",
-        84,
+        80,
         "nvjitlink",
     )
 
@@ -32,7 +32,7 @@ def test_ptx_is_capped_by_the_linker_on_a_newer_driver() -> None:
         gather(machines.cu12_wheels(machines.linux_nvidia("580.65.06", 13000, H100)))
     )
     assert (sel.ptx_version, sel.cubin_route, sel.install) == (
-        88,
+        80,
         "nvjitlink",
         'pip install "tilec[cuda]"',
     )
@@ -42,12 +42,12 @@ def test_ptxas_is_used_when_nvjitlink_is_missing() -> None:
     sys = machines.cu13_wheels(machines.linux_nvidia("580.65.06", 13000, H100))
     del sys.files[f"{machines.SITE}/nvidia/cu13/lib/libnvJitLink.so.13"]
     sel = select_backend(gather(sys))
-    assert (sel.cubin_route, sel.ptx_version) == ("ptxas", 90)
+    assert (sel.cubin_route, sel.ptx_version) == ("ptxas", 80)
 
 
 def test_no_toolchain_falls_back_to_the_driver_jit_with_a_warning() -> None:
     sel = select_backend(gather(machines.linux_nvidia("580.65.06", 13000, H100)))
-    assert (sel.backend, sel.cubin_route, sel.ptx_version) == ("cuda", "driver-jit", 90)
+    assert (sel.backend, sel.cubin_route, sel.ptx_version) == ("cuda", "driver-jit", 80)
     assert sel.finding is not None and sel.finding.status is Status.WARN
     assert 'pip install "tilec[cuda]"' in sel.finding.remedy
 
@@ -116,6 +116,6 @@ def test_cu12_nvjitlink_beside_cu13_is_chosen_for_a_cuda12_driver() -> None:
     sel = select_backend(facts)
     assert (sel.cubin_route, sel.ptx_version, sel.install) == (
         "nvjitlink",
-        87,
+        80,
         'pip install "tilec[cuda12]"',
     )

@@ -161,6 +161,18 @@ def check_python(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         )
         return
     version = version_tuple(py.version)[:2]
+    if py.free_threaded and not policy.free_threaded:
+        yield _f(
+            "python.free_threaded",
+            Category.PYTHON,
+            Status.WARN,
+            f"{summary}: no tilec wheel or native launcher serves free-threaded Python",
+            remediation=remedies.free_threaded(
+                policy.free_threaded_note, ".".join(map(str, version))
+            ),
+            scenario=22,
+        )
+        return
     if version < version_tuple(policy.python_min):
         yield _f(
             "python.version",

@@ -22,7 +22,7 @@ from .select import CudaPlan, Selection, plan_cuda, select_backend
 from .smoke import run_smoke
 from .system import System
 
-REPORT_SCHEMA = "https://tilec.dev/schemas/doctor-report-1.json"
+REPORT_SCHEMA = "https://tilec.dev/schemas/doctor-report-2.json"
 
 
 @dataclass(frozen=True)

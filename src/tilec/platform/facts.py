@@ -13,7 +13,9 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-SCHEMA_VERSION = 1
+# 2 added nvidia.libcuda_path/nouveau/l4t and toolchain.cuda_bindings. Older documents are read as
+# they are: a missing field takes its default (None where "not recorded" differs from "absent").
+SCHEMA_VERSION = 2
 
 
 class FactsFormatError(ValueError):
@@ -111,6 +113,9 @@ class Toolchain:
     libdevice: Tool = field(default_factory=lambda: Tool("libdevice"))
     libcuda: Tool = field(default_factory=lambda: Tool("libcuda"))
     shadowing: tuple[str, ...] = ()  # LD_LIBRARY_PATH dirs whose CUDA libraries shadow pip's
+    # the cuda-bindings version ("" not installed; None: not recorded by an older tilec). The CUDA
+    # backend loads kernels through it, and its nvJitLink is the one of its own CUDA major.
+    cuda_bindings: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,9 @@ class NvidiaFacts:
     cuda_visible_devices: str | None = None
     container_visible_devices: str | None = None  # NVIDIA_VISIBLE_DEVICES
     image_cuda_version: str = ""  # CUDA_VERSION of a CUDA container image (not the driver)
+    libcuda_path: str = ""  # the file libcuda was loaded from (WSL2: must be /usr/lib/wsl/lib)
+    nouveau: bool = False  # the open-source nouveau kernel module is loaded
+    l4t: str = ""  # Jetson: the L4T release from /etc/nv_tegra_release ("36.4.3")
 
 
 @dataclass(frozen=True)

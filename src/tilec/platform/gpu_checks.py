@@ -13,21 +13,27 @@ from .facts import Facts
 from .finding import Category, Finding, Status
 from .finding import make as _f
 from .matrix import SupportPolicy, cuda_version_text, version_tuple
-from .select import CudaPlan, install_line, plan_cuda
+from .select import CudaPlan, install_line, plan_cuda, plan_gpu, visible_devices
 from .toolchain import WSL_LIB
 
 
 def _gpu_line(facts: Facts) -> str:
+    """The GPUs, identical neighbours grouped: 'GPU 0-7: 8× NVIDIA H100 (CC 9.0, 80 GiB)'."""
+    groups: list[list[int]] = []
     gpus = facts.nvidia.gpus
-    return "; ".join(
-        f"GPU {i}: {g.name}"
-        + (
-            f" (CC {g.compute_capability}, {g.memory_mib // 1024} GiB)"
-            if g.compute_capability
-            else ""
-        )
-        for i, g in enumerate(gpus)
-    )
+    for i, g in enumerate(gpus):
+        if groups and gpus[groups[-1][0]] == g:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    parts = []
+    for group in groups:
+        g = gpus[group[0]]
+        where = f"GPU {group[0]}" if len(group) == 1 else f"GPU {group[0]}-{group[-1]}"
+        count = f"{len(group)}× " if len(group) > 1 else ""
+        spec = f" (CC {g.compute_capability}, {g.memory_mib // 1024} GiB)" if g.compute_capability else ""
+        parts.append(f"{where}: {count}{g.name}{spec}")
+    return "; ".join(parts)
 
 
 def _driver_line(facts: Facts) -> str:
@@ -56,17 +62,36 @@ def check_nvidia(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         if plan.tool
         else plan.cubin_route
     )
+    count = len(facts.nvidia.gpus)
+    name = f"{gpu.name}" + (f" (GPU 0 of {count})" if count > 1 else "")
     yield _f(
         "nvidia.gpu",
         Category.NVIDIA,
         Status.OK,
-        f"{gpu.name}: compute capability {gpu.compute_capability} ({plan.arch.name}), {_driver_line(facts)}",
+        f"{name}: compute capability {gpu.compute_capability} ({plan.arch.name}), {_driver_line(facts)}",
         _gpu_line(facts),
-        f"target {plan.arch.arch}, PTX ISA {plan.ptx_version / 10:.1f}, cubin via {route}",
+        f"target {plan.target}, PTX ISA {plan.ptx_version / 10:.1f}, cubin via {route}",
         f"support level: {plan.arch.level.value}",
     )
     if plan.notice is not None:
         yield plan.notice
+    yield from _other_devices(facts, policy)
+
+
+def _other_devices(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
+    """GPUs after the first that tilec cannot use, with the CUDA_VISIBLE_DEVICES that hides them."""
+    gpus = facts.nvidia.gpus
+    plans = [plan_gpu(facts, i, policy) for i in range(len(gpus))]
+    bad = [(i, p) for i, p in enumerate(plans) if isinstance(p, Finding)]
+    if not bad:
+        return
+    good = [i for i, p in enumerate(plans) if isinstance(p, CudaPlan)]
+    lines = tuple(f"GPU {i} ({gpus[i].name}): {p.summary}" for i, p in bad)
+    summary = f"{len(bad)} of {len(gpus)} GPUs cannot be used by tilec: " + ", ".join(
+        f"GPU {i} ({gpus[i].name})" for i, _ in bad
+    )
+    yield _f("nvidia.devices", Category.NVIDIA, Status.WARN, summary, *lines,
+             remediation=remedies.visible_devices(visible_devices(facts, good)))  # fmt: skip
 
 
 def check_toolchain(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:

@@ -36,11 +36,38 @@ class PlatformSupport:
 class ArchSupport:
     cc: str  # compute capability "9.0"
     name: str
-    arch: str  # the LLVM/PTX target tilec emits: sm_90a
+    arch: str  # the LLVM/PTX target tilec emits for this GPU: sm_90a, sm_120
     level: Level
-    min_ptx: int  # the lowest PTX ISA that can express this arch (LLVM's default for it)
+    min_ptx: int  # the PTX ISA tilec emits for it: LLVM's minimum, and never below 7.0
+    llvm_min_ptx: int  # LLVM 22's default (lowest) PTX ISA for the target
     cuda_min: str  # first CUDA toolkit whose ptxas/nvJitLink knows the arch
     cuda_max_major: int  # last CUDA major that still compiles for it (0 = no end yet)
+    driver_cuda: str  # the first CUDA release whose driver runs this GPU (its floor: driver_by_cuda)
+    driver_branch_max: int = 0  # the last driver branch that runs it (0 = no end announced)
+    variants: tuple[tuple[str, int], ...] = ()  # other names `--target` accepts, with their PTX
+    jetson: bool = False
+
+    def targets(self) -> tuple[tuple[str, int], ...]:
+        """Every target name tilec accepts for this GPU, with its PTX ISA floor; default first."""
+        return ((self.arch, self.min_ptx), *self.variants)
+
+
+@dataclass(frozen=True)
+class DriverRelease:
+    """The first driver of a CUDA release, per OS (NVIDIA's toolkit release notes)."""
+
+    cuda: str
+    linux: str
+    windows: str
+    branch: int
+
+
+@dataclass(frozen=True)
+class JetsonRelease:
+    l4t: str  # major L4T release ("36")
+    jetpack: str
+    cuda: str
+    gpus: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -63,6 +90,10 @@ class SupportPolicy:
     python_min: str
     python_max_tested: str
     python_reason: str
+    python_abis: tuple[str, ...]
+    wheel_abi: str
+    free_threaded: bool
+    free_threaded_note: str
     platforms: tuple[PlatformSupport, ...]
     architectures: tuple[ArchSupport, ...]
     cuda_min_driver: str
@@ -71,6 +102,8 @@ class SupportPolicy:
     ptx_by_cuda: tuple[tuple[str, int], ...]
     llvm_max_ptx: tuple[tuple[int, int], ...]
     vendors: tuple[VendorSupport, ...]
+    driver_by_cuda: tuple[DriverRelease, ...] = ()
+    jetson: tuple[JetsonRelease, ...] = ()
 
     def platform(self, os_name: str, arch: str) -> PlatformSupport | None:
         arch = normalize_arch(arch)
@@ -81,6 +114,23 @@ class SupportPolicy:
 
     def arch_for(self, cc: str) -> ArchSupport | None:
         return next((a for a in self.architectures if a.cc == cc), None)
+
+    def arch_for_target(self, target: str) -> tuple[ArchSupport, int] | None:
+        """The GPU row and PTX floor of a target name (``sm_90a``, ``sm_120a`` ...)."""
+        for arch in self.architectures:
+            for name, ptx in arch.targets():
+                if name == target:
+                    return arch, ptx
+        return None
+
+    def driver_release(self, cuda: str) -> DriverRelease | None:
+        """The first driver of CUDA ``cuda`` (or of the newest release listed before it)."""
+        known = [r for r in self.driver_by_cuda if version_tuple(r.cuda) <= version_tuple(cuda)]
+        return max(known, key=lambda r: version_tuple(r.cuda), default=None)
+
+    def jetson_release(self, l4t: str) -> JetsonRelease | None:
+        major = l4t.split(".")[0]
+        return next((j for j in self.jetson if j.l4t == major), None)
 
     @property
     def min_supported_cc(self) -> str:
@@ -157,16 +207,29 @@ def parse_policy(data: dict) -> SupportPolicy:
         python_min=py["min"],
         python_max_tested=py["max_tested"],
         python_reason=py["reason"],
+        python_abis=tuple(py.get("abis", ())),
+        wheel_abi=py.get("wheel_abi", ""),
+        free_threaded=bool(py.get("free_threaded", False)),
+        free_threaded_note=py.get("free_threaded_note", ""),
         platforms=tuple(
             PlatformSupport(**{**p, "level": Level(p["level"])}) for p in data["platforms"]
         ),
-        architectures=tuple(
-            ArchSupport(**{**a, "level": Level(a["level"])}) for a in data["architectures"]
-        ),
+        architectures=tuple(_arch(a) for a in data["architectures"]),
         cuda_min_driver=data["cuda_min_driver"],
         llvmlite_min=data["llvmlite_min"],
         driver_floors=tuple(DriverFloor(**f) for f in data["driver_floors"]),
         ptx_by_cuda=tuple((k, int(v)) for k, v in data["ptx_by_cuda"].items()),
         llvm_max_ptx=tuple((int(k), int(v)) for k, v in data["llvm_max_ptx"].items()),
         vendors=tuple(VendorSupport(**{**v, "level": Level(v["level"])}) for v in data["vendors"]),
+        driver_by_cuda=tuple(
+            DriverRelease(cuda, **row) for cuda, row in data.get("driver_by_cuda", {}).items()
+        ),
+        jetson=tuple(
+            JetsonRelease(**{**j, "gpus": tuple(j["gpus"])}) for j in data.get("jetson", ())
+        ),
     )
+
+
+def _arch(row: dict) -> ArchSupport:
+    variants = tuple(sorted(row.get("variants", {}).items()))
+    return ArchSupport(**{**row, "level": Level(row["level"]), "variants": variants})

@@ -256,7 +256,23 @@ def nvidia_facts(system: System, libcuda: DriverQuery | None) -> NvidiaFacts:
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
         container_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"),
         image_cuda_version=env.get("CUDA_VERSION", ""),
+        libcuda_path=_libcuda_file(libcuda),
+        nouveau=system.exists("/sys/module/nouveau"),
+        l4t=l4t_release(system),
     )
+
+
+def _libcuda_file(query: DriverQuery | None) -> str:
+    if query is None or not query.loaded:
+        return ""
+    return query.resolved or (query.path if os.path.isabs(query.path) else "")
+
+
+def l4t_release(system: System) -> str:
+    """'36.4.3' from Jetson's /etc/nv_tegra_release ('# R36 (release), REVISION: 4.3, ...')."""
+    text = system.read_text("/etc/nv_tegra_release") or ""
+    match = re.search(r"R(\d+)\s*\(release\),\s*REVISION:\s*([\d.]+)", text)
+    return f"{match.group(1)}.{match.group(2)}" if match else ""
 
 
 def _gfx_name(target_version: int) -> str:
@@ -369,10 +385,11 @@ def gather(system: System) -> Facts:
     no_driver: tuple[Tool, DriverQuery | None] = (Toolchain().libcuda, None)
     libcuda, query = _guard(errors, "libcuda", lambda: probe_libcuda(system), no_driver)
     major = query.cuda_version // 1000 if query is not None else 0
+    bindings = system.dist_version("cuda-bindings")
     nvjitlink = _guard(
-        errors, "nvjitlink", lambda: find_nvjitlink(system, major), Toolchain().nvjitlink
+        errors, "nvjitlink", lambda: find_nvjitlink(system, major, bindings), Toolchain().nvjitlink
     )
-    ptxas = _guard(errors, "ptxas", lambda: find_ptxas(system), Toolchain().ptxas)
+    ptxas = _guard(errors, "ptxas", lambda: find_ptxas(system, major), Toolchain().ptxas)
     libdevice = _guard(errors, "libdevice", lambda: find_libdevice(system), Toolchain().libdevice)
     tools = Toolchain(
         ptxas=ptxas,
@@ -380,6 +397,7 @@ def gather(system: System) -> Facts:
         libdevice=versioned_libdevice(libdevice, ptxas),
         libcuda=libcuda,
         shadowing=_guard(errors, "shadowing", lambda: shadowing_dirs(system, nvjitlink), ()),
+        cuda_bindings=bindings,
     )
     nvidia = _guard(errors, "nvidia", lambda: nvidia_facts(system, query), NvidiaFacts())
     no_gpus: tuple[GPU, ...] = ()

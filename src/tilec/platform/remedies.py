@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .facts import Facts
 from .finding import Remediation
-from .matrix import SupportPolicy
+from .matrix import ArchSupport, SupportPolicy, version_tuple
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
 WSL_LIB = "/usr/lib/wsl/lib"
@@ -29,19 +29,90 @@ def gpu_too_old() -> Remediation:
     )
 
 
-def update_driver(facts: Facts, policy: SupportPolicy, cuda: str = "") -> Remediation:
-    floors = ", ".join(
-        f"≥ {f.windows if _windows_driver(facts) else f.linux} for CUDA {f.cuda_major}"
-        for f in policy.driver_floors
-    )
-    want = f" (one that supports CUDA {cuda} or newer)" if cuda else ""
-    text = f"Install a newer NVIDIA driver{want}: {floors}."
-    if _windows_driver(facts):
+def update_driver(
+    facts: Facts, policy: SupportPolicy, cuda: str = "", arch: ArchSupport | None = None
+) -> Remediation:
+    """A newer driver: the floor of CUDA ``cuda`` or of what GPU ``arch`` needs (whichever is
+    later), else tilec's floors per CUDA major; Jetson drivers come with JetPack."""
+    wanted = max((c for c in (cuda, arch.driver_cuda if arch else "") if c), key=version_tuple, default="")
+    windows = _windows_driver(facts)
+    if facts.nvidia.l4t or (arch is not None and arch.jetson and facts.os.system == "linux"):
+        return jetpack(facts, policy, wanted)
+    release = policy.driver_release(wanted) if wanted else None
+    if release is not None:
+        text = (
+            f"Install an NVIDIA driver of the R{release.branch} branch or newer (CUDA {wanted}): "
+            f"≥ {release.windows if windows else release.linux}."
+        )
+    else:
+        floors = ", ".join(
+            f"≥ {f.windows if windows else f.linux} for CUDA {f.cuda_major}"
+            for f in policy.driver_floors
+        )
+        text = f"Install a newer NVIDIA driver: {floors}."
+    if windows:
         where = "in Windows (never install a Linux driver inside WSL)" if facts.os.wsl == 2 else ""
         return _R(f"{text} Download it from {DRIVER_DOWNLOAD} {where}".rstrip())
     if "ubuntu" in facts.os.distro.lower():
         return _R(text, "sudo ubuntu-drivers install", "sudo reboot")
     return _R(f"{text} Use your distribution's driver packages or {DRIVER_DOWNLOAD}.")
+
+
+def jetpack(facts: Facts, policy: SupportPolicy, cuda: str = "") -> Remediation:
+    """On Jetson the GPU driver and CUDA come with JetPack (L4T), never from ubuntu-drivers."""
+    have = policy.jetson_release(facts.nvidia.l4t) if facts.nvidia.l4t else None
+    now = f"L4T {facts.nvidia.l4t} (JetPack {have.jetpack}, CUDA {have.cuda})" if have else (
+        f"L4T {facts.nvidia.l4t}" if facts.nvidia.l4t else "this JetPack"
+    )
+    newer = [j for j in policy.jetson if not cuda or version_tuple(j.cuda) >= version_tuple(cuda)]
+    target = f"JetPack {newer[0].jetpack} (L4T R{newer[0].l4t}, CUDA {newer[0].cuda})" if newer else "a newer JetPack"
+    return _R(
+        f"Jetson drivers come with JetPack, not with ubuntu-drivers or NVIDIA's desktop driver. "
+        f"{now} is too old: flash or upgrade to {target} or newer with NVIDIA SDK Manager. "
+        "JetPack also installs CUDA (ptxas, nvJitLink) under /usr/local/cuda.",
+        "cat /etc/nv_tegra_release",
+        "sudo apt update && sudo apt install nvidia-jetpack",
+    )
+
+
+def blacklist_nouveau(facts: Facts) -> Remediation:
+    commands = [
+        "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
+        "sudo update-initramfs -u" if "ubuntu" in facts.os.distro.lower() or "debian" in facts.os.distro.lower() else "sudo dracut --force",
+    ]
+    if "ubuntu" in facts.os.distro.lower():
+        commands.append("sudo ubuntu-drivers install")
+    commands.append("sudo reboot")
+    return _R(
+        "The nouveau module drives this GPU, so NVIDIA's driver cannot load. Blacklist nouveau, "
+        "install NVIDIA's driver and reboot:",
+        *commands,
+    )
+
+
+def remove_linux_driver_in_wsl(path: str) -> Remediation:
+    return _R(
+        "WSL2 gets CUDA from the Windows driver (/usr/lib/wsl/lib); a Linux NVIDIA driver "
+        f"installed inside WSL shadows it ({path}). Find its package and remove it, then refresh "
+        "the loader cache:",
+        f"dpkg -S {path}",
+        "sudo apt-get remove --purge '^nvidia-driver-.*' '^libnvidia-compute-.*'",
+        "sudo ldconfig",
+    )
+
+
+def driver_branch_max(branch: int) -> Remediation:
+    return _R(
+        f"Install an R{branch} driver (the last branch that supports this GPU; R580 is a long-term "
+        f"support branch), or use a newer GPU.",
+    )
+
+
+def visible_devices(value: str) -> Remediation:
+    return _R(
+        "tilec runs on the first GPU CUDA lists. Hide the GPUs it cannot use:",
+        f"export CUDA_VISIBLE_DEVICES={value}",
+    )
 
 
 def _windows_driver(facts: Facts) -> bool:
@@ -50,7 +121,9 @@ def _windows_driver(facts: Facts) -> bool:
 
 def libcuda(facts: Facts) -> Remediation:
     visible = facts.nvidia.cuda_visible_devices
-    if visible is not None and "NO_DEVICE" in facts.toolchain.libcuda.error:
+    if visible is not None and (
+        "NO_DEVICE" in facts.toolchain.libcuda.error or visible.strip() in ("", "-1")
+    ):
         return hidden_devices()
     if facts.os.wsl == 2:
         return _R(
@@ -211,6 +284,14 @@ def match_driver_major(line: str) -> Remediation:
 
 def hidden_devices() -> Remediation:
     return _R(
-        "CUDA_VISIBLE_DEVICES hides every GPU from CUDA. Unset it or list the GPUs to use.",
+        'CUDA_VISIBLE_DEVICES hides every GPU from CUDA (an empty value, "", or -1 means "no '
+        'GPU"). Unset it or list the GPUs to use.',
         "unset CUDA_VISIBLE_DEVICES",
+    )
+
+
+def free_threaded(note: str, version: str) -> Remediation:
+    return _R(
+        f"{note} Use the regular (GIL) build of the same Python:",
+        f"uv venv --python {version}",
     )

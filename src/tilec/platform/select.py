@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from . import remedies
 from .facts import GPU, Facts, Tool
 from .finding import Category, Finding, Remediation, Status
+from .target import DRIVER_JIT, NVJITLINK, PTXAS, Assembler, Refusal, TargetPlan, plan_target
+from .toolchain import WSL_LIB
 from .matrix import (
     ArchSupport,
     Level,
@@ -28,7 +30,7 @@ PLAIN_INSTALL = 'pip install "tilec"'
 
 @dataclass(frozen=True)
 class CudaPlan:
-    """How the CUDA backend would compile for this machine's first visible GPU."""
+    """How the CUDA backend compiles for one GPU: ``target.plan_target``'s answer on the facts."""
 
     gpu: GPU
     arch: ArchSupport
@@ -36,6 +38,8 @@ class CudaPlan:
     cubin_route: str  # "nvjitlink", "ptxas" or "driver-jit"
     tool: Tool | None  # the nvJitLink or ptxas that makes cubins (None for driver-jit)
     notice: Finding | None  # a degraded route (warning), or None
+    target: str = ""  # the target emitted (sm_90a, sm_120)
+    index: int = 0  # the GPU's CUDA device index
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,34 @@ def _fail(
     return Finding(check, Category.NVIDIA, Status.FAIL, summary, details, remedy, scenario)
 
 
-def _arch_problem(facts: Facts, gpu: GPU, policy: SupportPolicy) -> Finding | ArchSupport:
+def _no_compute_capability(facts: Facts, gpu: GPU, policy: SupportPolicy) -> Finding:
+    """A GPU seen on the PCI bus or through NVML, but CUDA cannot reach it: say which layer fails."""
+    nv = facts.nvidia
+    if nv.nouveau:
+        summary = f"{gpu.name}: the open-source nouveau driver holds the GPU; CUDA needs NVIDIA's driver"
+        return _fail("nvidia.nouveau", summary, remedies.blacklist_nouveau(facts), 3)
+    if nv.driver_version:
+        return _libcuda_finding(facts, policy, f"the NVIDIA kernel module {nv.driver_version} is loaded (from {nv.driver_source}), but ")
+    summary = f"{gpu.name} is present but the NVIDIA driver is not loaded"
+    return _fail("nvidia.driver_loaded", summary, remedies.update_driver(facts, policy), 3)
+
+
+def _libcuda_finding(facts: Facts, policy: SupportPolicy, prefix: str = "") -> Finding:
+    nv, libcuda = facts.nvidia, facts.toolchain.libcuda
+    if facts.os.wsl == 2 and nv.libcuda_path and not nv.libcuda_path.startswith(WSL_LIB):
+        summary = (
+            f"a Linux NVIDIA driver is installed inside WSL2: {nv.libcuda_path} was loaded "
+            f"instead of the Windows driver's {WSL_LIB}/libcuda.so.1"
+        )
+        return _fail("nvidia.wsl_linux_driver", summary, remedies.remove_linux_driver_in_wsl(nv.libcuda_path), 7)
+    reason = libcuda.error or "libcuda was not found"
+    if nv.cuda_visible_devices is not None and nv.cuda_visible_devices.strip() in ("", "-1"):
+        reason += f' (CUDA_VISIBLE_DEVICES="{nv.cuda_visible_devices}" hides every GPU from CUDA)'
+    summary = f"{prefix}the CUDA driver library (libcuda) cannot be used: {reason}"
+    return _fail("nvidia.libcuda", summary, remedies.libcuda(facts), 7 if facts.os.wsl == 2 else 6)
+
+
+def _arch_problem(gpu: GPU, policy: SupportPolicy) -> Finding | ArchSupport:
     cc = gpu.compute_capability
     arch = policy.arch_for(cc)
     newest = policy.newest_arch
@@ -85,93 +116,135 @@ def _arch_problem(facts: Facts, gpu: GPU, policy: SupportPolicy) -> Finding | Ar
     return arch
 
 
-def _driver_problem(facts: Facts, arch: ArchSupport, policy: SupportPolicy) -> Finding | int:
-    """The highest PTX ISA the driver accepts, or why the driver cannot be used."""
-    nv, libcuda = facts.nvidia, facts.toolchain.libcuda
-    if not libcuda.found or libcuda.error:
-        reason = libcuda.error or "libcuda was not found"
-        summary = f"the CUDA driver library (libcuda) cannot be used: {reason}"
-        return _fail(
-            "nvidia.libcuda", summary, remedies.libcuda(facts), 7 if facts.os.wsl == 2 else 6
-        )
+def _driver_problem(facts: Facts, gpu: GPU, arch: ArchSupport, policy: SupportPolicy) -> Finding | None:
+    """Why this driver cannot run CUDA for this GPU (too old for tilec or for the GPU, or past
+    the last branch that supports it), or None."""
+    nv = facts.nvidia
     cuda = cuda_version_text(nv.cuda_version)
     if not cuda or version_tuple(cuda) < version_tuple(policy.cuda_min_driver):
         summary = (
             f"NVIDIA driver {nv.driver_version or '?'} supports CUDA {cuda or '?'}; tilec needs a "
             f"driver for CUDA {policy.cuda_min_driver} or newer"
         )
-        return _fail("nvidia.driver", summary, remedies.update_driver(facts, policy), 3)
-    driver_ptx = policy.max_ptx_for_cuda(cuda)
-    if driver_ptx < arch.min_ptx:
-        # the arch's first toolkit can be later than its PTX ISA's (12.7 was never released)
-        need = max(policy.cuda_for_ptx(arch.min_ptx), arch.cuda_min, key=version_tuple)
+        return _fail("nvidia.driver", summary, remedies.update_driver(facts, policy, arch=arch), 3)
+    if version_tuple(cuda) < version_tuple(arch.driver_cuda):
+        release = policy.driver_release(arch.driver_cuda)
+        branch = f"an R{release.branch} driver" if release else "a newer driver"
         summary = (
-            f"{arch.arch} needs PTX ISA {ptx_text(arch.min_ptx)} (CUDA {need}); the driver "
-            f"supports CUDA {cuda} (PTX ≤ {ptx_text(driver_ptx)})"
+            f"{gpu.name} ({arch.name}) needs {branch} (CUDA {arch.driver_cuda}); NVIDIA driver "
+            f"{nv.driver_version or '?'} supports CUDA {cuda}"
         )
-        return _fail("nvidia.driver_ptx", summary, remedies.update_driver(facts, policy, need), 2)
-    return driver_ptx
-
-
-def _tool_fits(tool: Tool, arch: ArchSupport, driver_major: int) -> bool:
-    version = version_tuple(tool.version)[:2]
-    if not tool.found or tool.error or len(version) < 2:
-        return False
-    if version < version_tuple(arch.cuda_min) or version[0] > driver_major:
-        return False  # cannot target the arch, or makes cubins the older driver may not load
-    return not (arch.cuda_max_major and version[0] > arch.cuda_max_major)
-
-
-def _route(facts: Facts, arch: ArchSupport, ptx_cap: int, policy: SupportPolicy) -> CudaPlan:
-    gpu = facts.nvidia.gpus[0]
-    driver_major = facts.nvidia.cuda_version // 1000
-    tools = facts.toolchain
-    for route, tool in (("nvjitlink", tools.nvjitlink), ("ptxas", tools.ptxas)):
-        if _tool_fits(tool, arch, driver_major):
-            ptx = min(ptx_cap, policy.max_ptx_for_cuda(tool.version))
-            if ptx >= arch.min_ptx:
-                return CudaPlan(gpu, arch, ptx, route, tool, None)
-    found = [t for t in (tools.nvjitlink, tools.ptxas) if t.found]
-    if found:
-        versions = ", ".join(f"{t.name} {t.version or '?'}" for t in found)
+        return _fail("nvidia.driver_gpu", summary, remedies.update_driver(facts, policy, arch=arch), 2)
+    branch = version_tuple(nv.driver_version)[:1]
+    if arch.driver_branch_max and branch and branch[0] > arch.driver_branch_max:
         summary = (
-            f"{versions} cannot make {arch.arch} cubins for this driver "
-            f"(needs CUDA {arch.cuda_min}+, at most the driver's CUDA {driver_major}.x); "
-            "PTX is compiled by the driver's JIT instead"
+            f"NVIDIA driver {nv.driver_version} no longer supports {arch.name} GPUs "
+            f"(R{arch.driver_branch_max} is the last branch that does)"
         )
-        check = "nvidia.toolchain_arch"
-    else:
-        summary = "no nvJitLink or ptxas found: PTX is compiled by the driver's JIT at first launch"
-        check = "nvidia.toolchain"
+        return _fail("nvidia.driver_gpu", summary, remedies.driver_branch_max(arch.driver_branch_max), 3)
+    return None
+
+
+def assemblers(facts: Facts) -> list[Assembler]:
+    """The cubin tools the CUDA backend would use on this machine, in the order it tries them."""
+    tools, found = facts.toolchain, []
+    nvjitlink, bindings = tools.nvjitlink, tools.cuda_bindings
+    # the backend reaches nvJitLink through cuda-bindings, which loads the one of its own major
+    usable = bindings is None or (
+        bool(bindings) and version_tuple(bindings)[:1] == version_tuple(nvjitlink.version)[:1]
+    )
+    if nvjitlink.found and not nvjitlink.error and usable:
+        found.append(Assembler(NVJITLINK, nvjitlink.version, nvjitlink.path))
+    if tools.ptxas.found and not tools.ptxas.error:
+        found.append(Assembler(PTXAS, tools.ptxas.version, tools.ptxas.path))
+    return found
+
+
+def _tool_of(facts: Facts, assembler: Assembler | None) -> Tool | None:
+    if assembler is None:
+        return None
+    return facts.toolchain.nvjitlink if assembler.route == NVJITLINK else facts.toolchain.ptxas
+
+
+def plan_gpu(facts: Facts, index: int, policy: SupportPolicy | None = None) -> CudaPlan | Finding:
+    """The CUDA plan for GPU ``index``, or the Finding that rules CUDA out for it."""
+    policy = policy or load_policy()
+    gpu = facts.nvidia.gpus[index]
+    if not gpu.compute_capability:
+        return _no_compute_capability(facts, gpu, policy)
+    arch = _arch_problem(gpu, policy)
+    if isinstance(arch, Finding):
+        return arch
+    libcuda = facts.toolchain.libcuda
+    if not libcuda.found or libcuda.error or (
+        facts.os.wsl == 2 and facts.nvidia.libcuda_path and not facts.nvidia.libcuda_path.startswith(WSL_LIB)
+    ):
+        return _libcuda_finding(facts, policy)
+    problem = _driver_problem(facts, gpu, arch, policy)
+    if problem is not None:
+        return problem
+    if facts.toolchain.cuda_bindings == "":
+        summary = "cuda-bindings is not installed: the CUDA backend loads kernels through it"
+        return _fail("nvidia.cuda_bindings", summary, remedies.install_toolchain(install_line(facts, policy)))
+    if "nvptx64" not in facts.llvm.targets:
+        summary = f"llvmlite {facts.llvm.llvmlite_version or '?'} has no NVPTX target registered"
+        return _fail("nvidia.llvm_nvptx", summary, remedies.reinstall_llvmlite())
+    plan = plan_target(
+        arch.arch,
+        driver_cuda=facts.nvidia.cuda_version,
+        assemblers=assemblers(facts),
+        llvm_version=facts.llvm.llvm_version or "22",
+        policy=policy,
+    )
+    if isinstance(plan, Refusal):
+        check = {"driver-ptx": "nvidia.driver_ptx"}.get(plan.kind, "nvidia.llvm_ptx")
+        remedy = (
+            remedies.update_driver(facts, policy, plan.need_cuda)
+            if plan.kind == "driver-ptx"
+            else remedies.reinstall_llvmlite()
+        )
+        return _fail(check, f"{gpu.name}: {plan.message}", remedy, 2 if plan.kind == "driver-ptx" else 5)
+    notice = _route_notice(facts, plan, policy)
+    tool = _tool_of(facts, plan.assembler)
+    return CudaPlan(gpu, arch, plan.ptx_version, plan.route, tool, notice, plan.target, index)
+
+
+def _route_notice(facts: Facts, plan: TargetPlan, policy: SupportPolicy) -> Finding | None:
+    if plan.route != DRIVER_JIT:
+        return None
     remedy = remedies.install_toolchain(install_line(facts, policy))
-    notice = Finding(check, Category.NVIDIA, Status.WARN, summary, (), remedy, 5 if found else 0)
-    return CudaPlan(gpu, arch, ptx_cap, "driver-jit", None, notice)
+    if plan.passed_over:
+        summary = "; ".join(plan.passed_over) + ": PTX is compiled by the driver's JIT instead"
+        return Finding("nvidia.toolchain_arch", Category.NVIDIA, Status.WARN, summary, (), remedy, 5)
+    summary = "no nvJitLink or ptxas found: PTX is compiled by the driver's JIT at first launch"
+    return Finding("nvidia.toolchain", Category.NVIDIA, Status.WARN, summary, (), remedy, 0)
+
+
+def visible_devices(facts: Facts, indices: list[int]) -> str:
+    """The CUDA_VISIBLE_DEVICES value that keeps only the devices at ``indices`` (which count
+    within the GPUs CUDA enumerates now, i.e. within an existing CUDA_VISIBLE_DEVICES)."""
+    current = [e.strip() for e in (facts.nvidia.cuda_visible_devices or "").split(",") if e.strip()]
+    if len(current) == len(facts.nvidia.gpus):
+        return ",".join(current[i] for i in indices)
+    return ",".join(str(i) for i in indices)
 
 
 def plan_cuda(facts: Facts, policy: SupportPolicy | None = None) -> CudaPlan | Finding:
-    """The CUDA plan for the first visible GPU, or the Finding that rules CUDA out."""
+    """The CUDA plan for the GPU the runtime uses (CUDA device 0), or the Finding that rules CUDA
+    out; when device 0 cannot be used but another GPU can, the Finding names CUDA_VISIBLE_DEVICES."""
     policy = policy or load_policy()
     gpus = facts.nvidia.gpus
     if not gpus:
         return Finding("nvidia.gpu", Category.NVIDIA, Status.SKIP, "no NVIDIA GPU found")
-    gpu = gpus[0]
-    if not gpu.compute_capability:
-        summary = f"{gpu.name} is present but the NVIDIA driver is not loaded"
-        return _fail("nvidia.driver_loaded", summary, remedies.update_driver(facts, policy), 3)
-    arch = _arch_problem(facts, gpu, policy)
-    if isinstance(arch, Finding):
-        return arch
-    driver_ptx = _driver_problem(facts, arch, policy)
-    if isinstance(driver_ptx, Finding):
-        return driver_ptx
-    if "nvptx64" not in facts.llvm.targets:
-        summary = f"llvmlite {facts.llvm.llvmlite_version or '?'} has no NVPTX target registered"
-        return _fail("nvidia.llvm_nvptx", summary, remedies.reinstall_llvmlite())
-    ptx_cap = min(driver_ptx, policy.llvm_max(facts.llvm.llvm_version))
-    if ptx_cap < arch.min_ptx:
-        summary = f"LLVM {facts.llvm.llvm_version} cannot emit PTX ISA {ptx_text(arch.min_ptx)} for {arch.arch}"
-        return _fail("nvidia.llvm_ptx", summary, remedies.reinstall_llvmlite(), 5)
-    return _route(facts, arch, ptx_cap, policy)
+    first = plan_gpu(facts, 0, policy)
+    if isinstance(first, CudaPlan) or len(gpus) == 1:
+        return first
+    usable = [i for i in range(1, len(gpus)) if isinstance(plan_gpu(facts, i, policy), CudaPlan)]
+    if not usable:
+        return first
+    value = visible_devices(facts, usable)
+    summary = f"GPU 0 ({gpus[0].name}) cannot be used: {first.summary}; GPU {', '.join(map(str, usable))} can"
+    return _fail("nvidia.devices", summary, remedies.visible_devices(value), first.scenario)
 
 
 def install_line(facts: Facts, policy: SupportPolicy | None = None) -> str:
@@ -242,7 +315,7 @@ def select_backend(
         gpu = plan.gpu
         return Selection(
             backend="cuda",
-            arch=plan.arch.arch,
+            arch=plan.target,
             features=(),
             ptx_version=plan.ptx_version,
             cubin_route=plan.cubin_route,

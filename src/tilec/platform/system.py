@@ -9,6 +9,7 @@ has a timeout.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import glob as _glob
 import importlib
 import importlib.metadata
@@ -77,6 +78,7 @@ class DriverQuery:
     cuda_version: int = 0
     driver_version: str = ""  # NVML only
     devices: tuple[CudaDevice, ...] = ()
+    resolved: str = ""  # the file the loader actually opened for ``path`` ('' unknown)
 
 
 class System:
@@ -279,9 +281,18 @@ class System:
         except OSError as exc:
             return DriverQuery(path, error=str(exc))
         try:
-            return _ask_libcuda(lib, path)
+            query = _ask_libcuda(lib, path)
         except (AttributeError, OSError, ValueError) as exc:
-            return DriverQuery(path, loaded=True, error=f"{type(exc).__name__}: {exc}")
+            query = DriverQuery(path, loaded=True, error=f"{type(exc).__name__}: {exc}")
+        return dataclasses.replace(query, resolved=self._mapped_file("libcuda.so"))
+
+    def _mapped_file(self, stem: str) -> str:
+        """The path of a loaded shared library whose name starts with ``stem`` (Linux only)."""
+        for line in (self.read_text("/proc/self/maps", limit=1 << 22) or "").splitlines():
+            path = line.split(maxsplit=5)[-1] if line.count(" ") >= 5 else ""
+            if os.path.basename(path).startswith(stem):
+                return path
+        return ""
 
     def query_nvml(self, path: str) -> DriverQuery:
         """Ask NVML (no CUDA context needed, ignores CUDA_VISIBLE_DEVICES) about the driver."""

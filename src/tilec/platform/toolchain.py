@@ -83,19 +83,26 @@ def _toolkit_version(system: System, path: str, levels: int) -> str:
         return ""
 
 
-def find_ptxas(system: System) -> Tool:
+def find_ptxas(system: System, driver_major: int = 0) -> Tool:
+    """The first ptxas found; with ``driver_major``, the first whose cubins that driver loads
+    (CUDA 12 and 13 ptxas can be installed side by side). TILEC_PTXAS_PATH always wins."""
     exe = "ptxas.exe" if _is_windows(system) else "ptxas"
     env = system.env
-    candidates = [("TILEC_PTXAS_PATH", env.get("TILEC_PTXAS_PATH", ""))]
-    candidates += _site(
+    if env.get("TILEC_PTXAS_PATH") and system.exists(env["TILEC_PTXAS_PATH"]):
+        return _ptxas_tool(system, "TILEC_PTXAS_PATH", env["TILEC_PTXAS_PATH"])
+    candidates = _site(
         system, tuple(p + (".exe" if exe.endswith(".exe") else "") for p in _PIP_PTXAS)
     )
     candidates += [(via, os.path.join(root, "bin", exe)) for via, root in _roots(system)]
     candidates += [("PATH", system.which("ptxas") or "")]
     candidates += [("/usr/local/cuda", "/usr/local/cuda/bin/ptxas")]
-    via, path = _first(system, candidates)
-    if not path:
+    found = [c for c in dict.fromkeys(candidates) if c[1] and system.exists(c[1])]
+    if not found:
         return Tool("ptxas", error="not found")
+    return _fitting([_ptxas_tool(system, via, path) for via, path in found], driver_major)
+
+
+def _ptxas_tool(system: System, via: str, path: str) -> Tool:
     result = system.run([path, "--version"], timeout=10.0)
     match = re.search(r"release [\d.]+, V(\d+\.\d+(?:\.\d+)?)", result.stdout)
     if not match:
@@ -103,9 +110,16 @@ def find_ptxas(system: System) -> Tool:
     return Tool("ptxas", path, via, match.group(1))
 
 
-def find_nvjitlink(system: System, driver_major: int = 0) -> Tool:
-    """The first nvJitLink found; with ``driver_major``, the first whose CUDA major the driver
-    can load (a cu12 and a cu13 wheel can be installed side by side)."""
+def _fitting(tools: list[Tool], major: int) -> Tool:
+    """The first tool of CUDA major ``major`` or older (its cubins load), else the first one."""
+    fit = [t for t in tools if 0 < (version_tuple(t.version)[:1] or (0,))[0] <= major]
+    return fit[0] if fit else tools[0]
+
+
+def find_nvjitlink(system: System, driver_major: int = 0, bindings: str = "") -> Tool:
+    """The nvJitLink the CUDA backend uses: cuda-bindings ``bindings`` loads the one of its own
+    CUDA major; without that, the first whose CUDA major the driver can load (a cu12 and a cu13
+    wheel can be installed side by side)."""
     candidates = _site(system, _PIP_NVJITLINK)
     for via, root in _roots(system):
         for pattern in ("lib64/libnvJitLink.so.*", "lib/libnvJitLink.so.*", "bin/nvJitLink_*.dll"):
@@ -114,10 +128,11 @@ def find_nvjitlink(system: System, driver_major: int = 0) -> Tool:
     candidates += [("/usr/local/cuda", p) for p in system.glob(f"{cuda}/libnvJitLink.so.*")]
     found = [c for c in dict.fromkeys(candidates) if c[1] and system.exists(c[1])]
     tools = [_nvjitlink_tool(system, via, path) for via, path in found]
-    fitting = [t for t in tools if 0 < (version_tuple(t.version)[:1] or (0,))[0] <= driver_major]
-    if fitting:
-        return fitting[0]
-    return tools[0] if tools else Tool("nvJitLink", error="not found")
+    if not tools:
+        return Tool("nvJitLink", error="not found")
+    major = version_tuple(bindings)[:1]
+    same = [t for t in tools if major and version_tuple(t.version)[:1] == major]
+    return same[0] if same else _fitting(tools, driver_major)
 
 
 def _nvjitlink_tool(system: System, via: str, path: str) -> Tool:
@@ -195,13 +210,16 @@ def toolchain(system: System | None = None) -> Toolchain:
     system = system or System()
     libcuda, query = probe_libcuda(system)
     driver_major = query.cuda_version // 1000 if query is not None else 0
-    nvjitlink, ptxas = find_nvjitlink(system, driver_major), find_ptxas(system)
+    bindings = system.dist_version("cuda-bindings")
+    nvjitlink = find_nvjitlink(system, driver_major, bindings)
+    ptxas = find_ptxas(system, driver_major)
     return Toolchain(
         ptxas=ptxas,
         nvjitlink=nvjitlink,
         libdevice=versioned_libdevice(find_libdevice(system), ptxas),
         libcuda=libcuda,
         shadowing=shadowing_dirs(system, nvjitlink),
+        cuda_bindings=bindings,
     )
 
 

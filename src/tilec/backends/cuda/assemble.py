@@ -1,7 +1,8 @@
-"""PTX → cubin: nvJitLink in-process when present, else ptxas in a subprocess, else nothing
-(the driver JIT-compiles the PTX at load). Also reads register and spill counts from the log.
-An architecture the installed tools dropped (sm_70 in CUDA 13) falls back to the next tool, then
-raises PlatformError naming the arch and the tool versions.
+"""PTX → cubin along the route tilec.platform.target.plan_target picks (the route ``tilec doctor``
+prints): nvJitLink in-process, ptxas in a subprocess, or nothing (the driver JIT-compiles the PTX
+at load). A tool whose cubins this driver cannot load (nvJitLink 13 under an R570 driver) or that
+does not know the arch is passed over. Should a tool still refuse the arch, the next one is tried,
+then PlatformError names the arch and the tool versions. Also reads register and spill counts.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import tempfile
 from dataclasses import dataclass
 
 from ...errors import LoweringError, PlatformError
-from . import toolchain
+from ...platform.target import NVJITLINK, Assembler, Refusal, plan_target
+from . import ptx_version, toolchain
 
 
 @dataclass(frozen=True)
@@ -111,20 +113,41 @@ def _nvjitlink_version() -> str:
         return "(unknown version)"
 
 
-def assemble(ptx: str, arch: str, prefer: str = "auto") -> Assembled:
-    """Assemble with nvJitLink (``prefer='auto'|'nvjitlink'``) or ptxas (``'ptxas'``)."""
+def _ptx_isa(ptx: str) -> int | None:
+    match = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", ptx, re.M)
+    return int(match.group(1)) * 10 + int(match.group(2)) if match else None
+
+
+def _run(ptx: str, arch: str, tool: Assembler) -> Assembled:
+    if tool.route == NVJITLINK:
+        return with_nvjitlink(ptx, arch)
+    return with_ptxas(ptx, arch, tool.where)
+
+
+def assemble(
+    ptx: str, arch: str, prefer: str = "auto", driver_cuda: int | None | str = "probe"
+) -> Assembled:
+    """Assemble along the planned route (``prefer``: 'auto', 'nvjitlink' or 'ptxas').
+
+    ``driver_cuda`` is the driver's cuDriverGetVersion the cubin must load under: by default this
+    machine's (None when it has no driver; then only the tools' own limits apply).
+    """
+    driver = toolchain.driver_cuda_version() if driver_cuda == "probe" else driver_cuda
+    assert driver is None or isinstance(driver, int)
+    offers = toolchain.assemblers(prefer)
     dropped: list[str] = []
-    if prefer in ("auto", "nvjitlink") and toolchain.nvjitlink_available():
+    while True:
+        plan = plan_target(arch, driver_cuda=driver, assemblers=offers, requested_ptx=_ptx_isa(ptx))
+        if isinstance(plan, Refusal):
+            ptx_version.raise_refusal(plan)
+        assert not isinstance(plan, Refusal)
+        if plan.assembler is None:
+            break
         try:
-            return with_nvjitlink(ptx, arch)
-        except _ArchDropped as exc:
+            return _run(ptx, arch, plan.assembler)
+        except _ArchDropped as exc:  # the tool disagrees with the table: try the next one
             dropped.append(str(exc))
-    ptxas = toolchain.ptxas_path()
-    if prefer in ("auto", "ptxas") and ptxas:
-        try:
-            return with_ptxas(ptx, arch, ptxas)
-        except _ArchDropped as exc:
-            dropped.append(str(exc))
+            offers = offers[offers.index(plan.assembler) + 1 :]
     if dropped:
         raise PlatformError(_dropped_message(arch, dropped))
     return Assembled(None, 0, 0, "", "none")

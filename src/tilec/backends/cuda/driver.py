@@ -16,6 +16,7 @@ from ... import config
 from ...errors import LaunchError, PlatformError
 from ...ir.argspec import ArgSpec
 from ...ir.types import PointerType, ScalarType
+from ...platform.target import target_for_cc
 from ..artifacts import CompiledKernel
 from ..target import Target
 from . import ptx_version
@@ -42,9 +43,9 @@ def check(result: Any, what: str) -> Any:
 
 
 def arch_name(major: int, minor: int) -> str:
-    """The LLVM CPU name for a compute capability (Hopper and Blackwell get their ``a`` forms)."""
-    base = f"sm_{major}{minor}"
-    return base + "a" if major in (9, 10) and minor == 0 else base
+    """The target tilec emits for a compute capability, from the support table the doctor reads
+    (``sm_{major}{minor}`` when the table does not know it: ptx_version.choose then refuses it)."""
+    return target_for_cc(f"{major}.{minor}") or f"sm_{major}{minor}"
 
 
 @dataclass

@@ -1,14 +1,19 @@
-"""Where the CUDA toolchain pieces are: ptxas, nvJitLink and libdevice.
+"""Where the CUDA toolchain pieces are: ptxas, nvJitLink and libdevice, and what the driver loads.
 
 Asks tilec.platform's toolchain search (the same answer ``tilec doctor`` prints: TILEC_* overrides,
 pip wheels, conda, CUDA_HOME, PATH), once per process; cuda.pathfinder is the fallback when that
-search finds nothing.
+search finds nothing. ``assemblers()`` lists the tools with their CUDA versions, in the order
+tilec.platform.target.plan_target tries them, and ``driver_cuda_version()`` is the driver's
+cuDriverGetVersion that limits which of them may be used.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
+
+from ...platform.matrix import version_tuple
+from ...platform.target import NVJITLINK, PTXAS, Assembler
 
 
 @cache
@@ -57,3 +62,44 @@ def nvjitlink_available() -> bool:
         return True
     except Exception:  # no wheel / no library: fall back to ptxas or the driver JIT
         return False
+
+
+@cache
+def nvjitlink_version() -> str:
+    """'13.0' for the nvJitLink that cuda-bindings loads ('' when there is none)."""
+    try:
+        from cuda.bindings import nvjitlink
+
+        return ".".join(map(str, nvjitlink.version()[:2]))
+    except Exception:  # no wheel / no library
+        return ""
+
+
+@cache
+def ptxas_version() -> str:
+    """The CUDA version of ``ptxas_path()`` as the platform search read it ('' if unknown)."""
+    found = _platform()
+    if found is not None and found.ptxas.found and found.ptxas.path == ptxas_path():
+        return str(found.ptxas.version)
+    return ""
+
+
+@cache
+def driver_cuda_version() -> int | None:
+    """cuDriverGetVersion of this machine's driver (13000 = CUDA 13.0); None without a driver."""
+    found = _platform()
+    if found is None or not found.libcuda.found or not found.libcuda.version:
+        return None
+    major, minor = (version_tuple(found.libcuda.version) + (0, 0))[:2]
+    return major * 1000 + minor * 10
+
+
+def assemblers(prefer: str = "auto") -> list[Assembler]:
+    """The PTX → cubin tools at hand, in the order they are tried (``prefer`` narrows them)."""
+    tools = []
+    if prefer in ("auto", "nvjitlink") and nvjitlink_available():
+        tools.append(Assembler(NVJITLINK, nvjitlink_version(), "cuda.bindings"))
+    path = ptxas_path()
+    if prefer in ("auto", "ptxas") and path:
+        tools.append(Assembler(PTXAS, ptxas_version(), path))
+    return tools
