@@ -7,6 +7,10 @@
  * they sleep: waking a sleeping thread costs tens of microseconds (more on virtual machines), a
  * large part of a millisecond-long grid, and launches usually come back to back. The portable
  * primitives are in sync.h.
+ *
+ * A grid must stop soon when told to (Ctrl-C, a fault, a failed assert): threads look at the
+ * stop flags between chunks, so chunks are sized by time, not only by count, and the
+ * launching thread polls its caller (Python's signal handlers) every TL_POLL_NS.
  */
 #include "sync.h" /* first: it sets _XOPEN_SOURCE before any system header */
 
@@ -39,6 +43,7 @@ typedef struct {
     volatile int32_t arrivals; /* the n-th thread to start working takes share n first */
     int64_t *status;
     volatile int32_t faulted; /* set once, by the first call that faulted */
+    volatile int cancelled;   /* set by the launching thread when its poll asked to stop */
     tl_fault fault;
     grid_share inline_shares[TL_INLINE_SHARES];
 } grid_job;
@@ -77,21 +82,45 @@ static int first_fault(grid_job *job) {
 #endif
 }
 
-/* Runs chunks of the thread's own share, then of the others' (stops early on a failed assert
- * or a fault). */
-static void work(grid_job *job) {
+static int stopping(grid_job *job) {
+    return assert_failed(job->status) || job->faulted || load_int(&job->cancelled);
+}
+
+/* How long a chunk should run: a thread looks at the stop flags this often. */
+#define TL_CHUNK_NS 1000000
+
+/* The next chunk size of a thread, from how long its last chunk ran: doubling from one program
+ * while chunks are short, up to the grid's chunk, and cut in proportion after one that ran
+ * long, so that kernels of a few long programs still stop within about TL_CHUNK_NS. */
+static int64_t next_chunk(int64_t size, int64_t most, int64_t elapsed) {
+    if (elapsed > TL_CHUNK_NS) {
+        int64_t cut = (int64_t)((double)size * TL_CHUNK_NS / (double)elapsed);
+        return cut < 1 ? 1 : cut;
+    }
+    if (elapsed < TL_CHUNK_NS / 2 && size < most) {
+        return size * 2 < most ? size * 2 : most;
+    }
+    return size;
+}
+
+/* Runs chunks of the thread's own share, then of the others' (stops early on a failed assert,
+ * a fault or an interrupt). The launching thread passes its poll; the others NULL. The clock
+ * is read once per chunk, and not at all on a worker whose chunks are single programs. */
+static void work(grid_job *job, const tl_poll *poll) {
     int home = arrive(job) % job->n_shares;
+    int timed = job->chunk > 1 || poll != NULL;
+    int64_t size = 1, last = timed ? now_ns() : 0, polled = last;
     for (int s = 0; s < job->n_shares; s++) {
         grid_share *share = &job->shares[(home + s) % job->n_shares];
         for (;;) {
-            int64_t begin = claim(share, job->chunk);
+            int64_t begin = claim(share, size);
             if (begin >= share->end) {
                 break;
             }
-            if (assert_failed(job->status) || job->faulted) {
+            if (stopping(job)) {
                 return;
             }
-            int64_t end = begin + job->chunk < share->end ? begin + job->chunk : share->end;
+            int64_t end = begin + size < share->end ? begin + size : share->end;
             tl_fault fault;
             if (tl_guarded_call(job->entry, job->args, job->gx, job->gy, job->gz, begin, end,
                                 job->status, &fault)) {
@@ -100,24 +129,37 @@ static void work(grid_job *job) {
                 }
                 return;
             }
+            if (!timed) {
+                continue;
+            }
+            int64_t now = now_ns();
+            size = next_chunk(size, job->chunk, now - last);
+            last = now;
+            if (poll != NULL && now - polled >= TL_POLL_NS) {
+                if (poll->fn(poll->ctx)) {
+                    store_int(&job->cancelled, 1);
+                    return;
+                }
+                last = polled = now_ns(); /* the poll's own time is no chunk's */
+            }
         }
     }
 }
 
 THREAD_FN(spawned_main) {
-    work((grid_job *)arg);
+    work((grid_job *)arg, NULL);
     THREAD_RETURN;
 }
 
 /* Threads of this run's own, for when the pool is busy. */
-static void run_spawned(grid_job *job, int threads) {
+static void run_spawned(grid_job *job, int threads, const tl_poll *poll) {
     tl_thread handles[TL_MAX_THREADS];
     int started = 0;
     /* A thread that fails to start is not fatal: the others (and this one) take its chunks. */
     for (int i = 1; i < threads; i++) {
         started += thread_start(&handles[started], spawned_main, job);
     }
-    work(job);
+    work(job, poll);
     for (int i = 0; i < started; i++) {
         thread_join(handles[i]);
     }
@@ -170,7 +212,7 @@ THREAD_FN(pool_main) {
         unlock(&p->lock);
         took_part = take;
         if (take) {
-            work(job);
+            work(job, NULL);
             lock(&p->lock);
             store_int(&p->finished, p->finished + 1);
             if (p->finished == p->wanted) {
@@ -246,8 +288,32 @@ static int grow(pool *p, int want) {
     return p->workers < want ? p->workers : want;
 }
 
+/* Waits for the pool's workers to finish their last chunks, polling while it sleeps: a worker
+ * may still be in a long program, and the signal should be seen when it comes. */
+static void wait_workers(pool *p, grid_job *job, int wanted, const tl_poll *poll) {
+    if (spin_until_int(&p->finished, wanted, TL_CALLER_SPIN_NS)) {
+        return;
+    }
+    lock(&p->lock);
+    while (p->finished < wanted) {
+        if (poll == NULL || load_int(&job->cancelled)) {
+            cond_wait(&p->done, &p->lock);
+            continue;
+        }
+        cond_wait_ns(&p->done, &p->lock, TL_POLL_NS);
+        if (p->finished < wanted) {
+            unlock(&p->lock); /* the poll may block on the GIL: never with the pool locked */
+            if (poll->fn(poll->ctx)) {
+                store_int(&job->cancelled, 1);
+            }
+            lock(&p->lock);
+        }
+    }
+    unlock(&p->lock);
+}
+
 /* Runs job on the pool's workers plus this thread; 0 when the pool is busy or unavailable. */
-static int run_pooled(grid_job *job, int threads) {
+static int run_pooled(grid_job *job, int threads, const tl_poll *poll) {
     pool *p = get_pool();
     if (p == NULL || !trylock(&p->run)) {
         return 0;
@@ -260,14 +326,8 @@ static int run_pooled(grid_job *job, int threads) {
     store_u64(&p->generation, p->generation + 1);
     cond_broadcast(&p->wake);
     unlock(&p->lock);
-    work(job);
-    if (!spin_until_int(&p->finished, wanted, TL_CALLER_SPIN_NS)) {
-        lock(&p->lock);
-        while (p->finished < p->wanted) {
-            cond_wait(&p->done, &p->lock);
-        }
-        unlock(&p->lock);
-    }
+    work(job, poll);
+    wait_workers(p, job, wanted, poll);
     unlock(&p->run);
     return 1;
 }
@@ -297,7 +357,7 @@ static void split(grid_job *job, int64_t total) {
 }
 
 int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
-                int num_threads, int64_t *status, tl_fault *fault) {
+                int num_threads, int64_t *status, tl_fault *fault, const tl_poll *poll) {
     if (gx < 0 || gy < 0 || gz < 0) {
         return TL_ERR_GRID;
     }
@@ -312,7 +372,7 @@ int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy,
     if (threads > total) {
         threads = (int)total;
     }
-    if (threads == 1) {
+    if (total == 1 || (threads == 1 && poll == NULL)) { /* nothing to stop between */
         return tl_guarded_call(entry, args, gx, gy, gz, 0, total, status, fault) ? TL_ERR_FAULT
                                                                                  : TL_OK;
     }
@@ -326,6 +386,7 @@ int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy,
     job.arrivals = 0;
     job.status = status;
     job.faulted = 0;
+    job.cancelled = 0;
     job.shares = job.inline_shares;
     job.n_shares = threads <= TL_INLINE_SHARES ? threads : 1;
     if (threads > TL_INLINE_SHARES) {
@@ -336,11 +397,16 @@ int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy,
         }
     }
     split(&job, total);
-    if (!run_pooled(&job, threads)) {
-        run_spawned(&job, threads);
+    if (threads == 1) {
+        work(&job, poll); /* in chunks, to poll between them */
+    } else if (!run_pooled(&job, threads, poll)) {
+        run_spawned(&job, threads, poll);
     }
     if (job.shares != job.inline_shares) {
         free(job.shares);
+    }
+    if (job.cancelled) {
+        return TL_ERR_INTERRUPTED;
     }
     if (job.faulted) {
         *fault = job.fault;

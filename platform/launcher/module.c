@@ -204,6 +204,70 @@ PyObject *tl_py_fault_error(const tl_fault *f, const uint32_t grid[3]) {
                         what, where, grid[0], grid[1], grid[2]);
 }
 
+/* Whether this is the thread Python runs signal handlers in (threading's main thread, which a
+ * fork makes the forking thread); yes when that cannot be told. */
+static int is_main_thread(void) {
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
+    unsigned long id = ident ? PyLong_AsUnsignedLong(ident) : 0;
+    int yes = ident == NULL || PyErr_Occurred() || id == PyThread_get_thread_ident();
+    PyErr_Clear();
+    Py_XDECREF(ident);
+    Py_XDECREF(main);
+    Py_XDECREF(threading);
+    return yes;
+}
+
+/* The launching thread's state while a grid runs without the GIL. */
+typedef struct {
+    PyThreadState *saved;
+    int main_thread; /* -1: not asked yet */
+} grid_wait;
+
+/* The grid runner's poll: takes the GIL back for a moment and runs Python's signal handlers;
+ * nonzero when one raised (KeyboardInterrupt for Ctrl-C), its exception left set. Only the
+ * main thread runs handlers, so other threads do not take the GIL for nothing. */
+static int poll_signals(void *ctx) {
+    grid_wait *w = (grid_wait *)ctx;
+    if (w->main_thread == 0) {
+        return 0;
+    }
+    PyEval_RestoreThread(w->saved);
+    if (w->main_thread < 0) {
+        w->main_thread = is_main_thread();
+    }
+    int raised = w->main_thread && PyErr_CheckSignals() < 0;
+    w->saved = PyEval_SaveThread();
+    return raised;
+}
+
+int tl_py_run_grid(void *fn, const uint64_t *args, const uint32_t grid[3], int threads,
+                   int64_t *status) {
+    grid_wait w = {NULL, -1};
+    tl_poll poll = {poll_signals, &w};
+    tl_fault fault;
+    w.saved = PyEval_SaveThread();
+    int rc = tl_run_grid((tl_entry_fn)fn, args, (int32_t)grid[0], (int32_t)grid[1],
+                         (int32_t)grid[2], threads, status, &fault, &poll);
+    PyEval_RestoreThread(w.saved);
+    if (rc == TL_ERR_FAULT) {
+        tl_py_fault_error(&fault, grid);
+        return -1;
+    }
+    if (rc == TL_ERR_INTERRUPTED) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+        }
+        return -1;
+    }
+    if (rc != TL_OK) {
+        tl_py_launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
+        return -1;
+    }
+    return 0;
+}
+
 /* run_cpu_grid(fn_address, args_address, grid, num_threads, status_address) */
 static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     void *fn, *kernel_args, *status;
@@ -221,19 +285,10 @@ static PyObject *run_cpu_grid(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (fn == NULL || status == NULL) {
         return tl_py_launch_error(-1, "run_cpu_grid needs a function and a status address");
     }
-    int rc;
-    tl_fault fault;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tl_run_grid((tl_entry_fn)fn, (const uint64_t *)kernel_args, (int32_t)grid[0],
-                     (int32_t)grid[1], (int32_t)grid[2],
-                     threads > TL_MAX_THREADS ? TL_MAX_THREADS : (int)threads,
-                     (int64_t *)status, &fault);
-    Py_END_ALLOW_THREADS
-    if (rc == TL_ERR_FAULT) {
-        return tl_py_fault_error(&fault, grid);
-    }
-    if (rc != TL_OK) {
-        return tl_py_launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
+    if (tl_py_run_grid(fn, (const uint64_t *)kernel_args, grid,
+                       threads > TL_MAX_THREADS ? TL_MAX_THREADS : (int)threads,
+                       (int64_t *)status) < 0) {
+        return NULL;
     }
     Py_RETURN_NONE;
 }

@@ -227,18 +227,7 @@ static int current_stream(Plan *p, void **stream) {
 static int run_cpu(Plan *p, const uint64_t *slots, const uint32_t dims[3],
                    tl_assert_info *info) {
     int64_t status[4] = {0, 0, 0, 0};
-    tl_fault fault;
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tl_run_grid((tl_entry_fn)p->function, slots, (int32_t)dims[0], (int32_t)dims[1],
-                     (int32_t)dims[2], p->threads, status, &fault);
-    Py_END_ALLOW_THREADS
-    if (rc == TL_ERR_FAULT) {
-        tl_py_fault_error(&fault, dims);
-        return TL_PLAN_ERROR;
-    }
-    if (rc != TL_OK) {
-        tl_py_launch_error(rc, "the CPU grid runner rejected its arguments (code %d)", rc);
+    if (tl_py_run_grid(p->function, slots, dims, p->threads, status) < 0) {
         return TL_PLAN_ERROR;
     }
     if (status[0] != 0) {

@@ -17,6 +17,11 @@ int tl_py_pack_one(char code, PyObject *obj, Py_ssize_t index, uint64_t *slot);
 PyObject *tl_py_fault_error(const tl_fault *f, const uint32_t grid[3]);
 PyObject *tl_py_cuda_failure(int rc);
 
+/* tl_run_grid with the GIL released, polling Python's signal handlers (Ctrl-C stops the grid
+ * between programs); 0, or -1 with the exception set (LaunchError, KeyboardInterrupt). */
+int tl_py_run_grid(void *fn, const uint64_t *args, const uint32_t grid[3], int threads,
+                   int64_t *status);
+
 /* A type made from spec and added to module as `name`; NULL on failure. The module holds one
  * reference and the caller keeps the returned one for its own use. */
 PyTypeObject *tl_py_add_type(PyObject *module, PyType_Spec *spec, const char *name);

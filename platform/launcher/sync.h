@@ -49,6 +49,10 @@ static inline void cond_init(tl_cond *c) { InitializeConditionVariable(c); }
 static inline void cond_wait(tl_cond *c, tl_mutex *m) {
     SleepConditionVariableSRW(c, m, INFINITE, 0);
 }
+/* Waits until signalled (or woken spuriously) or until ns have passed. */
+static inline void cond_wait_ns(tl_cond *c, tl_mutex *m, int64_t ns) {
+    SleepConditionVariableSRW(c, m, (DWORD)(ns / 1000000), 0);
+}
 static inline void cond_signal(tl_cond *c) { WakeConditionVariable(c); }
 static inline void cond_broadcast(tl_cond *c) { WakeAllConditionVariable(c); }
 
@@ -88,7 +92,6 @@ static inline void mutex_init(tl_mutex *m) { pthread_mutex_init(m, NULL); }
 static inline void lock(tl_mutex *m) { pthread_mutex_lock(m); }
 static inline int trylock(tl_mutex *m) { return pthread_mutex_trylock(m) == 0; }
 static inline void unlock(tl_mutex *m) { pthread_mutex_unlock(m); }
-static inline void cond_init(tl_cond *c) { pthread_cond_init(c, NULL); }
 static inline void cond_wait(tl_cond *c, tl_mutex *m) { pthread_cond_wait(c, m); }
 static inline void cond_signal(tl_cond *c) { pthread_cond_signal(c); }
 static inline void cond_broadcast(tl_cond *c) { pthread_cond_broadcast(c); }
@@ -109,6 +112,28 @@ static inline int64_t now_ns(void) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
+#ifdef __APPLE__
+static inline void cond_init(tl_cond *c) { pthread_cond_init(c, NULL); }
+static inline void cond_wait_ns(tl_cond *c, tl_mutex *m, int64_t ns) {
+    struct timespec rel = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    pthread_cond_timedwait_relative_np(c, m, &rel); /* a relative wait: no clock to choose */
+}
+#else
+/* Timed waits count on the monotonic clock: a wall-clock step must not stretch them. */
+static inline void cond_init(tl_cond *c) {
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &attr);
+    pthread_condattr_destroy(&attr);
+}
+/* Waits until signalled (or woken spuriously) or until ns have passed. */
+static inline void cond_wait_ns(tl_cond *c, tl_mutex *m, int64_t ns) {
+    int64_t deadline = now_ns() + ns;
+    struct timespec at = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
+    pthread_cond_timedwait(c, m, &at);
+}
+#endif
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();

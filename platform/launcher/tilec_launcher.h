@@ -22,7 +22,8 @@ enum {
     TL_ERR_CODE = 3,       /* unknown argument type code */
     TL_ERR_RANGE = 4,      /* an integer does not fit its parameter type */
     TL_ERR_NO_CUDA = 5,    /* libcuda is not loaded */
-    TL_ERR_FAULT = 6       /* kernel code faulted; the grid was stopped (see tl_fault) */
+    TL_ERR_FAULT = 6,      /* kernel code faulted; the grid was stopped (see tl_fault) */
+    TL_ERR_INTERRUPTED = 7 /* the poll asked to stop; the grid was stopped between programs */
 };
 
 /* The CPU kernel ABI: run programs begin..end-1, id = x + gx * (y + gy * z). */
@@ -48,12 +49,25 @@ typedef struct {
 int tl_guarded_call(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
                     int64_t begin, int64_t end, int64_t *status, tl_fault *fault);
 
+/* Asked by the launching thread while a grid runs, at most every TL_POLL_NS: nonzero stops the
+ * grid (the binding's poll runs Python's signal handlers, so Ctrl-C stops a long grid). */
+typedef struct {
+    int (*fn)(void *ctx);
+    void *ctx;
+} tl_poll;
+
+/* How often the launching thread polls while a grid runs (nanoseconds). */
+#define TL_POLL_NS 10000000
+
 /* Runs every program of the gx*gy*gz grid on up to num_threads native threads (the calling
  * thread included), handing out chunks of program ids from a shared counter. Stops handing
- * out chunks once status[0] is non-zero (a failed device_assert) or a kernel call faulted;
- * then returns TL_ERR_FAULT with the first fault in *fault. */
+ * out chunks once status[0] is non-zero (a failed device_assert), a kernel call faulted or
+ * poll (may be NULL) asked to stop; returns once no thread runs a program any more:
+ * TL_ERR_INTERRUPTED when poll stopped it, else TL_ERR_FAULT with the first fault in *fault.
+ * A chunk is sized to run about a millisecond, so the grid stops that soon after; one program
+ * that runs longer is never cut short. */
 int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy, int32_t gz,
-                int num_threads, int64_t *status, tl_fault *fault);
+                int num_threads, int64_t *status, tl_fault *fault, const tl_poll *poll);
 
 /* Argument type codes (the struct module's letters where one exists; 'E' is bfloat16). */
 #define TL_CODE_POINTER 'P'

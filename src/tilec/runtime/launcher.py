@@ -9,11 +9,9 @@ results, more slowly; ``status()`` says which one is active and why. Arguments t
 from __future__ import annotations
 
 import ctypes
-import itertools
 import os
 import struct
 import sys
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 from .. import config
 from ..errors import LaunchError
 from ..ir import types as T
+from .fallback_grid import GridRun
 
 Dims = tuple[int, int, int]
 
@@ -142,12 +141,8 @@ _ENTRY = ctypes.CFUNCTYPE(
 )  # fmt: skip
 
 
-def _chunk_size(total: int, threads: int) -> int:
-    return max(1, min(total // (threads * 8), 4096))
-
-
 class _Fallback:
-    """ctypes + Python threads; ctypes drops the GIL during each call, so chunks run in parallel."""
+    """ctypes + Python threads (fallback_grid): ctypes drops the GIL during each call."""
 
     _cuda: Any = None
 
@@ -162,34 +157,10 @@ class _Fallback:
         if not fn or not status:
             raise LaunchError("run_cpu_grid needs a function and a status address")
         total = gx * gy * gz
-        threads = min(num_threads.__index__(), MAX_THREADS, total)
         if total == 0:
             return
-        entry = _ENTRY(fn)
-        if threads == 1:
-            entry(args, gx, gy, gz, 0, total, status)
-            return
-        chunk = _chunk_size(total, threads)
-        starts = itertools.count(0, chunk)  # next() on a count is atomic under the GIL
-        failed = ctypes.c_int64.from_address(status)
-        stop: list[bool] = []
-
-        def work() -> None:
-            for begin in starts:
-                if begin >= total or failed.value or stop:
-                    return
-                entry(args, gx, gy, gz, begin, min(begin + chunk, total), status)
-
-        workers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
-        for w in workers:
-            w.start()
-        try:
-            work()
-        finally:
-            # An exception here (Ctrl-C between chunks) unwinds into a caller that frees the
-            # argument buffer and the arrays: no worker may still be running the kernel then.
-            stop.append(True)
-            _join_all(workers)
+        threads = min(num_threads.__index__(), MAX_THREADS, total)
+        GridRun(_ENTRY(fn), args, (gx, gy, gz), status).run(threads)
 
     def pack_args(self, codes: bytes, args: tuple[Any, ...], address: int) -> None:
         slots = _slots(codes, args)
@@ -241,20 +212,6 @@ class _Fallback:
             )
 
 
-def _join_all(workers: list[threading.Thread]) -> None:
-    """Wait for every worker, even through a further exception (a second Ctrl-C), which is
-    raised once all of them are done."""
-    pending: BaseException | None = None
-    for w in workers:
-        while w.is_alive():
-            try:
-                w.join()
-            except BaseException as exc:
-                pending = pending or exc
-    if pending is not None:
-        raise pending
-
-
 def _default_cuda_names() -> list[str]:
     if sys.platform == "win32":
         return ["nvcuda.dll"]
@@ -284,10 +241,13 @@ def _choose() -> tuple[Any, LauncherStatus]:
     return found
 
 
-# Python cannot resume after a hardware fault in code it called through ctypes.
+# Python cannot resume after a hardware fault in code it called through ctypes, except on
+# Windows, where ctypes reports it as an OSError (fallback_grid makes that a LaunchError).
 _UNTRAPPED = (
-    "; a CPU kernel that accesses memory outside its arrays ends the process (only the native "
-    "launcher turns that into a LaunchError)"
+    ""
+    if sys.platform == "win32"
+    else "; a CPU kernel that accesses memory outside its arrays ends the process (only the "
+    "native launcher turns that into a LaunchError; see docs/robustness.md)"
 )
 
 
@@ -319,7 +279,8 @@ def run_cpu_grid(
     ``args_address`` points at the packed argument slots, ``status_address`` at 4 zeroed int64
     (see the CPU kernel ABI). The GIL is released while programs run. With the native launcher a
     hardware fault in kernel code (a bad address, an integer division by zero) stops the grid and
-    raises LaunchError, like CUDA's illegal memory access; the ctypes fallback cannot trap it.
+    raises LaunchError, like CUDA's illegal memory access; the ctypes fallback can only on Windows.
+    Ctrl-C stops the grid between programs and raises KeyboardInterrupt once no thread runs one.
     """
     _choose()[0].run_cpu_grid(fn_address, args_address, grid, num_threads, status_address)
 
