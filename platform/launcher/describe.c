@@ -132,7 +132,8 @@ static PyObject *torch_dtype(Dispatcher *d, PyObject *a) {
 }
 
 /* Through torch's DLPack exchange function: pointer, device and dtype in one C call. 1 when
- * the tensor is not a plain CPU or CUDA one (or torch declines): describe it the usual way. */
+ * torch declines (a meta tensor...): describe it the usual way; -1 for a tensor on another
+ * device than the CPU or a CUDA GPU, which the Python path refuses by name. */
 static int describe_torch_dlpack(Dispatcher *d, PyObject *a, PyObject **key, tl_value *value) {
     tl_dltensor t;
     if (d->pt_dltensor(a, &t) != 0) {
@@ -140,7 +141,7 @@ static int describe_torch_dlpack(Dispatcher *d, PyObject *a, PyObject **key, tl_
         return 1;
     }
     if (t.device_type != DL_CPU && t.device_type != DL_CUDA) {
-        return 1;
+        return -1;
     }
     uint32_t packed = (uint32_t)t.code | (uint32_t)t.bits << 8 | (uint32_t)t.lanes << 16;
     PyObject *dtype = NULL;
@@ -180,6 +181,16 @@ static int describe_torch(Dispatcher *d, PyObject *a, PyObject **key, tl_value *
     PyObject *is_cuda = d->pt_is_cuda.get != NULL
                             ? d->pt_is_cuda.get(d->pt_is_cuda.descr, a, (PyObject *)Py_TYPE(a))
                             : PyObject_GetAttr(a, tl_s_is_cuda);
+    if (is_cuda == Py_False) {
+        /* not a CUDA tensor, yet maybe not a host one either (meta, mps...): the Python path
+         * refuses those by name rather than letting a kernel read a bogus address */
+        PyObject *is_cpu = PyObject_GetAttr(a, tl_s_is_cpu);
+        int host = is_cpu == Py_True;
+        Py_XDECREF(is_cpu);
+        if (!host) {
+            Py_CLEAR(is_cuda);
+        }
+    }
     PyObject *dtype = is_cuda ? torch_dtype(d, a) : NULL;
     PyObject *pair = NULL;
     if (is_cuda != NULL && dtype != NULL && !PyErr_Occurred()) {

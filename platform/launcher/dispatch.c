@@ -218,6 +218,32 @@ static int config_current(Dispatcher *d) {
     return active != NULL && active == d->cfg;
 }
 
+/* Whether the module globals the kernel read are still the objects it was compiled with (or
+ * last found equal to them): one dict lookup each. Anything else goes to the Python path,
+ * which compares values and raises, or adopts an equal new object (global_guard.py). */
+static int globals_unchanged(Dispatcher *d) {
+    if (d->guards == Py_None) {
+        return 1;
+    }
+    int same = 1;
+    Py_ssize_t n = PyList_Size(d->guards);
+    for (Py_ssize_t i = 0; same && i + 2 < n; i += 3) {
+        /* held: a lookup may compare keys in Python code, which could change the list */
+        PyObject *scope = PyList_GetItem(d->guards, i);
+        PyObject *name = PyList_GetItem(d->guards, i + 1);
+        PyObject *seen = PyList_GetItem(d->guards, i + 2);
+        Py_INCREF(scope);
+        Py_INCREF(name);
+        Py_INCREF(seen);
+        same = PyDict_Check(scope) && PyDict_GetItemWithError(scope, name) == seen;
+        Py_DECREF(scope);
+        Py_DECREF(name);
+        Py_DECREF(seen);
+    }
+    PyErr_Clear();
+    return same;
+}
+
 /* The compiled kernel for these keys (new reference), or NULL without an exception. */
 static PyObject *lookup(Dispatcher *d, PyObject *keys) {
     PyObject *kernel = PyDict_GetItemWithError(d->table, keys);
@@ -310,7 +336,8 @@ PyObject *tl_dispatch(PyObject *dispatcher, PyObject *grid, PyObject *const *arg
     PyObject *bound[MAX_ARGS], *parts[MAX_ARGS];
     tl_value values[MAX_ARGS];
     launch_options opts;
-    if (!bind_arguments(d, args, nargs, kwnames, bound, &opts) || !config_current(d)) {
+    if (!bind_arguments(d, args, nargs, kwnames, bound, &opts) || !config_current(d) ||
+        !globals_unchanged(d)) {
         return slow_path(d, grid, args, nargs, kwnames);
     }
     Py_ssize_t done = 0;

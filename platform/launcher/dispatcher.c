@@ -7,13 +7,13 @@
 
 PyTypeObject *tl_dispatcher_type;
 PyObject *tl_s_kernels, *tl_s_cfg, *tl_s_active, *tl_s_plan, *tl_s_launch;
-PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
+PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda, *tl_s_is_cpu;
 
 #define DISPATCHER_FIELDS(X)                                                                 \
     X(jit) X(config) X(slow) X(names) X(defaults) X(missing) X(kinds) X(np_type) X(np_keys)  \
         X(pt_type) X(pt_host) X(pt_cuda) X(pt_getters) X(pt_exchange) X(describers)          \
-            X(constexpr_key) X(unspecialized) X(int_keys)
-#define N_FIELDS 18
+            X(constexpr_key) X(unspecialized) X(int_keys) X(guards)
+#define N_FIELDS 19
 
 /* The parameter tables as C arrays, borrowed from the tuples the dispatcher holds. */
 static int unpack_tables(Dispatcher *d) {
@@ -42,16 +42,17 @@ static int dispatcher_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     PyObject *o[N_FIELDS];
     Py_ssize_t np_data, np_flags, np_descr;
     (void)kwargs;
-    if (!PyArg_ParseTuple(args, "OO!OO!O!OSOnnnO!OO!O!OOO!OOO!", &o[0], &PyModule_Type, &o[1],
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OSOnnnO!OO!O!OOO!OOO!O", &o[0], &PyModule_Type, &o[1],
                           &o[2], &PyTuple_Type, &o[3], &PyTuple_Type, &o[4], &o[5], &o[6],
                           &o[7], &np_data, &np_flags, &np_descr, &PyDict_Type, &o[8], &o[9],
                           &PyDict_Type, &o[10], &PyDict_Type, &o[11], &o[12], &o[13],
-                          &PyDict_Type, &o[14], &o[15], &o[16], &PyTuple_Type, &o[17])) {
+                          &PyDict_Type, &o[14], &o[15], &o[16], &PyTuple_Type, &o[17],
+                          &o[18])) {
         return -1;
     }
     Py_ssize_t n = PyTuple_Size(o[3]);
     if (n > MAX_ARGS || PyTuple_Size(o[4]) != n || PyBytes_Size(o[6]) != n ||
-        PyTuple_Size(o[17]) != 4) {
+        PyTuple_Size(o[17]) != 4 || (o[18] != Py_None && !PyList_Check(o[18]))) {
         PyErr_SetString(PyExc_ValueError, "Dispatcher: inconsistent parameter tables");
         return -1;
     }
@@ -155,6 +156,7 @@ static int intern_names(void) {
     struct { PyObject **slot; const char *text; } names[] = {
         {&tl_s_kernels, "_kernels"}, {&tl_s_cfg, "_cfg"}, {&tl_s_active, "_active"},
         {&tl_s_data_ptr, "data_ptr"}, {&tl_s_dtype, "dtype"}, {&tl_s_is_cuda, "is_cuda"},
+        {&tl_s_is_cpu, "is_cpu"},
         {&tl_s_plan, "_plan"}, {&tl_s_launch, "launch"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -60,11 +60,13 @@ typedef struct {
     PyObject *unspecialized;
     PyObject *int_keys;   /* (ONE, I32, I32 divisible by 16, FP32) */
     PyObject *int_key[4]; /* the same, borrowed */
+    PyObject *guards;     /* None, or the module globals the kernel read: a list of (globals
+                           * dict, name, object last seen) triples, flattened */
     Py_ssize_t n;
 } Dispatcher;
 
 extern PyObject *tl_s_kernels, *tl_s_cfg, *tl_s_active, *tl_s_plan, *tl_s_launch;
-extern PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda;
+extern PyObject *tl_s_data_ptr, *tl_s_dtype, *tl_s_is_cuda, *tl_s_is_cpu;
 
 /* describe.c: what describing torch tensors resolves once (descriptors, DLPack exchange). */
 void tl_describe_setup(Dispatcher *d);

@@ -98,7 +98,9 @@ def _describe_lines(i: int, p: Parameter, written: bool = False) -> list[str]:
         return [f"{k} = {a} if {a}.__class__ is int else _tilec_ck({a}); {v} = {a}"]
     if p.do_not_specialize:
         return [f"{k}, {v} = _tilec_uns({a})"]
-    keys = f"(_tilec_tkc if {a}.is_cuda else _tilec_tkh).get({a}.dtype) or _tilec_tkeys({a})"
+    # is_cpu first: host tensors are the common case; one on neither device (meta...) is refused
+    table = f"_tilec_tkh if {a}.is_cpu else _tilec_tkc if {a}.is_cuda else _tilec_tdev({a})"
+    keys = f"({table}).get({a}.dtype) or _tilec_tkeys({a})"
     return [
         f"_tilec_c = {a}.__class__",
         "if _tilec_c is _tilec_np:",
@@ -120,15 +122,19 @@ def _describe_lines(i: int, p: Parameter, written: bool = False) -> list[str]:
 _FACTORY_ARGS = (
     "_tilec_jit, _tilec_cfg, _tilec_D, _tilec_r, _tilec_uns, _tilec_ck, _tilec_defaults, "
     "_tilec_eval, _tilec_np, _tilec_npoff, _tilec_npk, _tilec_npkeys, _tilec_pt, _tilec_tkh, "
-    "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error, _tilec_ro"
+    "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error, _tilec_ro, _tilec_tdev"
 )
 
 
 def generate_source(
-    name: str, params: Sequence[Parameter], written: Collection[str] = frozenset()
+    name: str,
+    params: Sequence[Parameter],
+    written: Collection[str] = frozenset(),
+    guarded: bool = False,
 ) -> str:
     """The Python source of the launch-function factory (separate so tests can read it);
-    ``written`` names the parameters a compiled specialization writes through."""
+    ``written`` names the parameters a compiled specialization writes through; ``guarded``:
+    the kernel read module globals, checked before each launch (global_guard.py)."""
     n = len(params)
     keys = "(" + "".join(f"_tilec_k{i}, " for i in range(n)) + ")"
     values = "(" + "".join(f"_tilec_v{i}, " for i in range(n)) + ")"
@@ -140,6 +146,7 @@ def generate_source(
         f"  def {name}({_signature_source(params)}):",
         "    if _tilec_cfg._active is not _tilec_jit._cfg:",
         "      _tilec_jit._switch_config()",
+        *(["    _tilec_jit._guard.check()"] if guarded else []),
         "    try:",
         *[f"      {line}" for line in body],
         "    except _tilec_Error as _tilec_exc:",
@@ -171,7 +178,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
     if not name.isidentifier() or keyword.iskeyword(name):
         name = "kernel"
     namespace: dict[str, Any] = {}
-    source = generate_source(name, params, jit._written)
+    source = generate_source(name, params, jit._written, jit._guard is not None)
     exec(compile(source, f"<tilec launch {name}>", "exec"), namespace)
     fast_np = numpy_struct.fast_path()
     torch = sys.modules.get("torch")
@@ -196,6 +203,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
         id,
         TilecError,
         read_only_error,
+        specialize.torch_device_error,
     )
     launch.__qualname__ = name  # Python's own binding errors read "kernel() got ..."
     return launch  # type: ignore[no-any-return]
@@ -235,6 +243,7 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
         specialize.constexpr_key,
         specialize.describe_unspecialized,
         (specialize.ONE, specialize.I32, specialize.I32 + 1, specialize.FP32),
+        jit._guard.watch if jit._guard is not None else None,
     )
 
 

@@ -134,6 +134,8 @@ def compile(
     options = options or CompileOptions()
     cfg = config.get()
     use_cache = cfg.cache_enabled if use_cache is None else use_cache
+    # a kernel reading an object with no stable text must not meet another process's entry
+    use_cache = use_cache and getattr(fn, "disk_cacheable", True)
     key = cache_key(fn, specs, target, options)
     cache = KernelCache(cfg.cache_dir) if use_cache else None
     compiled = _cached(cache, key)

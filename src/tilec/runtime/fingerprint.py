@@ -1,37 +1,72 @@
-"""The source fingerprint of a kernel: its code plus every @jit function and constant it uses.
+"""The source fingerprint of a kernel: its code plus every @jit function and value it reads.
 
-Walks the names the function's code refers to (globals, closure cells, attributes of imported
-modules), recursing into @jit callees, so editing a helper or a constexpr global changes the
-kernel's cache key. Computed once per JITFunction.
+``scan`` walks the globals and closure variables a kernel's code reads (and those of its @jit
+callees and same-file helpers, transitively), hashes their values into the fingerprint and
+records them as Triton's ``used_global_vals``: two kernels with one source that close over
+different values get different cache keys, and a launch can refuse a kernel whose globals
+changed since it was compiled (global_guard.py). Computed once per JITFunction.
 """
 
 from __future__ import annotations
 
+import dis
+import enum
+import functools
 import hashlib
 import linecache
 import marshal
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
+_GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+
+UsedGlobals = dict[tuple[str, int], tuple[Any, Mapping[str, Any]]]
 
 
-def _names(code: types.CodeType) -> Iterator[str]:
-    """Every global/attribute name used by ``code`` and the code objects nested in it."""
-    yield from code.co_names
+@dataclass(frozen=True)
+class Dependencies:
+    """What a kernel reads beyond its parameters.
+
+    ``key``: the fingerprint (hex SHA-256). ``used_global_vals``: Triton's map ``(name,
+    id(scope)) -> (value, scope)``, where scope is the reading function's ``__globals__`` or,
+    for closure variables, a dict of that function's closure values. ``globals_read``: the
+    entries read from a module's globals, which a later assignment can change. ``stable``:
+    every value has a text that means the same in another process (else the disk cache is
+    skipped for this kernel).
+    """
+
+    key: str
+    used_global_vals: UsedGlobals
+    globals_read: tuple[tuple[dict[str, Any], str, Any], ...]
+    stable: bool
+
+
+def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    yield code
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            yield from _names(const)
+            yield from _code_objects(const)
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    """The names ``code`` (and the code nested in it) loads from its globals."""
+    return {
+        str(ins.argval)
+        for c in _code_objects(code)
+        for ins in dis.get_instructions(c)
+        if ins.opname in _GLOBAL_LOADS
+    }
 
 
 def _last_line(code: types.CodeType) -> int:
     """The last source line with code in ``code`` or the functions nested in it."""
-    last = max((line for _, _, line in code.co_lines() if line is not None), default=0)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            last = max(last, _last_line(const))
-    return last
+    return max(
+        (line for c in _code_objects(code) for _, _, line in c.co_lines() if line is not None),
+        default=0,
+    )
 
 
 def _source(fn: Callable[..., Any]) -> str:
@@ -48,70 +83,120 @@ def _is_jit(obj: Any) -> bool:
     return bool(getattr(obj, "__tilec_jit__", False))
 
 
-def _constant_repr(value: Any) -> str | None:
-    """A stable text for a global the kernel may fold, or None when it is not a constant."""
-    if type(value).__name__ == "constexpr" and hasattr(value, "value"):
-        value = value.value
-    if isinstance(value, _CONSTANT_TYPES):
-        return f"{type(value).__name__}:{value!r}"
-    if type(value).__name__ in ("ScalarType", "PointerType"):
-        return f"dtype:{value}"
-    return None
+def _qualified(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
 
 
-def _cell(cell: Any) -> Any:
-    try:
-        return cell.cell_contents
-    except ValueError:  # a closure variable not assigned yet
-        return None
+class _Walk:
+    """One fingerprint computation: the hash, the functions still to visit, what was read."""
 
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.hash = hashlib.sha256()
+        self.pending: list[Any] = [fn]
+        self.seen: set[int] = set()
+        self.used: UsedGlobals = {}
+        self.globals_read: list[tuple[dict[str, Any], str, Any]] = []
+        self.stable = True
 
-def _dependencies(fn: Callable[..., Any]) -> Iterator[tuple[str, Any]]:
-    """(name, value) of the globals and closure variables ``fn`` refers to."""
-    glob = getattr(fn, "__globals__", {})
-    code = fn.__code__
-    cells = dict(zip(code.co_freevars, [_cell(c) for c in fn.__closure__ or ()]))
-    names = sorted(set(_names(code)))
-    modules = [glob[n] for n in names if isinstance(glob.get(n), types.ModuleType)]
-    for name in names:
-        if name in cells:
-            yield name, cells[name]
-        elif name in glob:
-            yield name, glob[name]
-        else:
-            for module in modules:  # ``helpers.fn(...)``: an attribute of an imported module
-                value = getattr(module, name, None)
+    def run(self) -> Dependencies:
+        while self.pending:
+            f = self.pending.pop()
+            f = getattr(f, "fn", f) if _is_jit(f) else f
+            if id(f) in self.seen or not hasattr(f, "__code__"):
+                continue
+            self.seen.add(id(f))
+            self.hash.update(f"{f.__qualname__}\n{_source(f)}\n".encode())
+            self._visit(f)
+        used = dict(sorted(self.used.items(), key=lambda item: item[0]))
+        return Dependencies(self.hash.hexdigest(), used, tuple(self.globals_read), self.stable)
+
+    def _visit(self, f: Any) -> None:
+        code = f.__code__
+        closure: dict[str, Any] = {}
+        for name, cell in zip(code.co_freevars, f.__closure__ or ()):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # a closure variable not assigned yet
+                continue
+        glob = getattr(f, "__globals__", {})
+        for name in sorted(closure):
+            self._read(f, name, closure[name], closure)
+        names = _global_names(code)
+        for name in sorted(names):
+            if name in glob:
+                self._read(f, name, glob[name], glob)
+        self._module_callees(f, code, glob, names)
+
+    def _module_callees(self, f: Any, code: types.CodeType, glob: dict[str, Any],
+                        names: set[str]) -> None:  # fmt: skip
+        """``helpers.fn(...)``: @jit functions read as attributes of an imported module."""
+        modules = [glob[n] for n in sorted(names) if isinstance(glob.get(n), types.ModuleType)]
+        attrs = sorted({n for c in _code_objects(code) for n in c.co_names} - names)
+        for module in modules:
+            for attr in attrs:
+                value = getattr(module, attr, None)
                 if _is_jit(value):
-                    yield f"{module.__name__}.{name}", value
+                    self.hash.update(f"jit {module.__name__}.{attr}\n".encode())
+                    self.pending.append(value)
+
+    def _read(self, f: Any, name: str, value: Any, scope: dict[str, Any]) -> None:
+        """Hash and record one value ``f`` reads as ``name`` from ``scope``."""
+        if isinstance(value, types.ModuleType):
+            return  # modules are never rebound in practice; their @jit attributes are walked
+        if _is_jit(value):
+            self.hash.update(f"jit {name}\n".encode())
+            self.pending.append(value)  # its own reads count as ours
+            return
+        self.hash.update(f"{name}={self._text(value, f)}\n".encode())
+        if getattr(value, "__tilec_builtin__", False):
+            return  # tl functions, like Triton's builtins, are not watched
+        self.used[(name, id(scope))] = (value, scope)
+        if scope is getattr(f, "__globals__", None):
+            self.globals_read.append((scope, name, value))
+
+    def _text(self, value: Any, reader: Any) -> str:
+        """A stable text for ``value``; plain functions from the reader's file and @jit
+        functions inside tuples are queued for walking too."""
+        if type(value).__name__ == "constexpr" and hasattr(value, "value"):
+            return f"constexpr({self._text(value.value, reader)})"
+        if isinstance(value, _CONSTANT_TYPES):
+            return f"{type(value).__name__}:{value!r}"
+        if type(value).__name__ in ("ScalarType", "PointerType"):
+            return f"dtype:{value}"
+        if isinstance(value, enum.Enum):
+            return f"enum:{_qualified(type(value))}.{value.name}"
+        if isinstance(value, tuple):
+            items = ",".join(self._text(v, reader) for v in value)
+            return f"{_qualified(type(value))}({items})"
+        if _is_jit(value):
+            self.pending.append(value)
+            return f"jit:{_qualified(value.fn)}"
+        if isinstance(value, types.FunctionType):
+            if value.__module__ == getattr(reader, "__module__", None):
+                # a plain helper from the kernel's own file may run at compile time on
+                # constexprs (block sizes...), so its source and reads count instead
+                self.pending.append(value)
+                return f"helper:{value.__qualname__}"
+            return f"function:{_qualified(value)}"
+        if isinstance(value, functools.partial):
+            args = self._text(value.args, reader)
+            keywords = self._text(tuple(sorted(value.keywords.items())), reader)
+            return f"partial:{self._text(value.func, reader)}{args}{keywords}"
+        if isinstance(value, (type, types.BuiltinFunctionType)) or getattr(
+            value, "__tilec_builtin__", False
+        ):
+            return f"{type(value).__name__}:{_qualified(value)}"
+        # an object whose meaning cannot be written down: this process's kernel table still
+        # tells it apart (by identity), the disk cache must not
+        self.stable = False
+        return f"object:{_qualified(type(value))}"
 
 
-def _same_module_function(value: Any, fn: Callable[..., Any]) -> bool:
-    return isinstance(value, types.FunctionType) and value.__module__ == fn.__module__
+def scan(fn: Callable[..., Any]) -> Dependencies:
+    """The fingerprint and the globals read by ``fn`` (a Python function or a @jit kernel)."""
+    return _Walk(fn).run()
 
 
 def fingerprint(fn: Callable[..., Any]) -> str:
     """SHA-256 (hex) over ``fn``'s source and its dependencies, recursively."""
-    h = hashlib.sha256()
-    seen: set[int] = set()
-    pending = [fn]
-    while pending:
-        f = pending.pop()
-        f = getattr(f, "fn", f) if _is_jit(f) else f
-        if id(f) in seen or not hasattr(f, "__code__"):
-            continue
-        seen.add(id(f))
-        h.update(f"{f.__qualname__}\n{_source(f)}\n".encode())
-        for name, value in _dependencies(f):
-            if _is_jit(value):
-                h.update(f"jit {name}\n".encode())
-                pending.append(value)
-            elif _same_module_function(value, f):
-                # a plain helper from the kernel's own file may run at compile time on
-                # constexprs (block sizes...), so its source counts too
-                h.update(f"helper {name}\n".encode())
-                pending.append(value)
-            else:
-                text = _constant_repr(value)
-                if text is not None:
-                    h.update(f"const {name}={text}\n".encode())
-    return h.hexdigest()
+    return scan(fn).key

@@ -120,7 +120,25 @@ TORCH_HOST_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
 TORCH_CUDA_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
 
 
+def torch_device_error(
+    t: Any, device: str | None = None
+) -> dict[Any, tuple[PointerKey, PointerKey]]:
+    """Raise the UsageError for a tensor on neither the CPU nor a CUDA GPU (the type says it
+    returns a key table, as the launch code uses it in the place of one)."""
+    device = device or str(getattr(getattr(t, "device", None), "type", "?"))
+    if device == "meta":
+        raise UsageError(
+            "a 'meta' tensor has a shape and a dtype but no data; pass a tensor with storage"
+        )
+    raise UsageError(
+        f"a tensor on the {device!r} device: tilec kernels run on the CPU and on CUDA GPUs; "
+        "move it with .cpu() or .cuda()"
+    )
+
+
 def torch_keys(t: Any) -> tuple[PointerKey, PointerKey]:
+    if not t.is_cpu and not t.is_cuda:
+        torch_device_error(t)
     cuda = bool(t.is_cuda)
     pair = pointer_keys("cuda" if cuda else "cpu", dtypes.from_dtype(t.dtype))
     (TORCH_CUDA_KEYS if cuda else TORCH_HOST_KEYS)[t.dtype] = pair
@@ -130,15 +148,19 @@ def torch_keys(t: Any) -> tuple[PointerKey, PointerKey]:
 def _describe_torch(t: Any) -> tuple[PointerKey, int]:
     """torch.Tensor by duck typing: ``data_ptr()``, ``dtype``, ``is_cuda`` (never imports torch)."""
     p = t.data_ptr()
-    pair = (TORCH_CUDA_KEYS if t.is_cuda else TORCH_HOST_KEYS).get(t.dtype) or torch_keys(t)
+    table = TORCH_HOST_KEYS if t.is_cpu else TORCH_CUDA_KEYS if t.is_cuda else None
+    pair = (table or torch_device_error(t)).get(t.dtype) or torch_keys(t)
     return pair[not p & 15], p
 
 
 def _describe_data_ptr(t: Any) -> tuple[PointerKey, int]:
     """Other objects with ``data_ptr()`` and ``dtype`` (device from ``.device.type``)."""
     p = int(t.data_ptr())
-    device = getattr(getattr(t, "device", None), "type", "cpu")
-    device = "cuda" if str(device).startswith("cuda") else "cpu"
+    where = getattr(t, "device", None)  # torch-like (.type) or a string such as "cuda:0"
+    device = str(getattr(where, "type", where if isinstance(where, str) else "cpu"))
+    device = device.split(":")[0]
+    if device not in ("cpu", "cuda"):
+        torch_device_error(t, device)
     return pointer_keys(device, dtypes.from_dtype(t.dtype))[not p & 15], p
 
 
