@@ -37,7 +37,7 @@ def update_driver(
     wanted = max((c for c in (cuda, arch.driver_cuda if arch else "") if c), key=version_tuple, default="")
     windows = _windows_driver(facts)
     if facts.nvidia.l4t or (arch is not None and arch.jetson and facts.os.system == "linux"):
-        return jetpack(facts, policy, wanted)
+        return jetpack(facts, policy, wanted, arch)
     release = policy.driver_release(wanted) if wanted else None
     if release is not None:
         text = (
@@ -58,18 +58,30 @@ def update_driver(
     return _R(f"{text} Use your distribution's driver packages or {DRIVER_DOWNLOAD}.")
 
 
-def jetpack(facts: Facts, policy: SupportPolicy, cuda: str = "") -> Remediation:
+def jetpack(
+    facts: Facts, policy: SupportPolicy, cuda: str = "", arch: ArchSupport | None = None
+) -> Remediation:
     """On Jetson the GPU driver and CUDA come with JetPack (L4T), never from ubuntu-drivers."""
-    have = policy.jetson_release(facts.nvidia.l4t) if facts.nvidia.l4t else None
-    now = f"L4T {facts.nvidia.l4t} (JetPack {have.jetpack}, CUDA {have.cuda})" if have else (
-        f"L4T {facts.nvidia.l4t}" if facts.nvidia.l4t else "this JetPack"
+    l4t = facts.nvidia.l4t
+    have = policy.jetson_release(l4t) if l4t else None
+    now = f"L4T {l4t} (JetPack {have.jetpack}, CUDA {have.cuda})" if have else (
+        f"L4T {l4t}" if l4t else "This JetPack"
     )
-    newer = [j for j in policy.jetson if not cuda or version_tuple(j.cuda) >= version_tuple(cuda)]
-    target = f"JetPack {newer[0].jetpack} (L4T R{newer[0].l4t}, CUDA {newer[0].cuda})" if newer else "a newer JetPack"
+    cuda = max(cuda, policy.cuda_min_driver, key=version_tuple)
+    newer = [
+        j for j in policy.jetson
+        if version_tuple(j.cuda) >= version_tuple(cuda) and (arch is None or arch.cc in j.gpus)
+    ]  # fmt: skip
+    lead = "Jetson drivers come with JetPack, not with ubuntu-drivers or NVIDIA's desktop driver."
+    if not newer:
+        return _R(
+            f"{lead} No JetPack release brings a CUDA {cuda} driver to this Jetson "
+            f"({arch.name if arch else 'this module'}), so tilec's kernels run on the CPU backend."
+        )
+    target = f"JetPack {newer[0].jetpack} (L4T R{newer[0].l4t}, CUDA {newer[0].cuda})"
     return _R(
-        f"Jetson drivers come with JetPack, not with ubuntu-drivers or NVIDIA's desktop driver. "
-        f"{now} is too old: flash or upgrade to {target} or newer with NVIDIA SDK Manager. "
-        "JetPack also installs CUDA (ptxas, nvJitLink) under /usr/local/cuda.",
+        f"{lead} {now} is too old: flash or upgrade to {target} or newer with NVIDIA SDK "
+        "Manager. JetPack also installs CUDA (ptxas, nvJitLink) under /usr/local/cuda.",
         "cat /etc/nv_tegra_release",
         "sudo apt update && sudo apt install nvidia-jetpack",
     )
