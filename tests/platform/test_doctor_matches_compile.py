@@ -1,0 +1,69 @@
+"""For every architecture in the support table, the doctor's verdict for a machine with that GPU
+and this machine's ptxas equals what compiling a kernel offline with that ptxas does: the target,
+PTX version and route it names are those of the artifact, and where it passes a tool over, the
+compiler refuses that tool too. Runs against every ptxas found (a CUDA 12 one from the
+nvidia-cuda-nvcc-cu12 wheel as well, when installed)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import machines
+import pytest
+from kernels_for_sweep import add
+
+from tilec.errors import PlatformError
+from tilec.platform.matrix import Level, load_policy
+from tilec.platform.probes import gather
+from tilec.platform.select import select_backend
+from tilec.platform.system import CommandResult, CudaDevice, System
+
+ARCHS = [a for a in load_policy().architectures if a.level is not Level.UNSUPPORTED]
+
+
+def _ptxas() -> tuple[str, str]:
+    tool = gather(System()).toolchain.ptxas
+    if not tool.found or not tool.version:
+        pytest.skip("no ptxas on this machine")
+    return tool.path, tool.version
+
+
+@pytest.mark.parametrize("arch", ARCHS, ids=lambda a: a.arch)
+def test_doctor_route_is_the_compiled_route(arch, monkeypatch) -> None:
+    path, version = _ptxas()
+    major, minor = (int(p) for p in arch.cc.split("."))
+    # a driver new enough for the GPU and for this ptxas: only the toolchain decides
+    sys = machines.linux_nvidia("580.65.06", 13000, CudaDevice("GPU", major, minor, 1 << 34))
+    sys.files[path] = ""
+    sys.environ["TILEC_PTXAS_PATH"] = path
+    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    sys.commands[(path, "--version")] = CommandResult(0, out)
+    sel = select_backend(gather(sys))
+    assert sel.backend == "cuda", sel.finding
+
+    from tilec.backends.cuda import assemble, toolchain
+
+    monkeypatch.setattr(toolchain, "nvjitlink_available", lambda: False)
+    monkeypatch.setattr(toolchain, "ptxas_path", lambda: path)
+    monkeypatch.setattr(toolchain, "ptxas_version", lambda: version)
+    monkeypatch.setattr(assemble.toolchain, "driver_cuda_version", lambda: None)
+    if sel.cubin_route == "driver-jit":  # the doctor passed ptxas over: so does the compiler
+        assert sel.finding is not None and "ptxas" in sel.finding.summary
+        with pytest.raises(PlatformError, match=sel.arch):
+            _compile(sel.arch)
+        return
+    assert sel.cubin_route == "ptxas"
+    compiled = _compile(sel.arch)
+    ptx = compiled.asm["ptx"]
+    ptx = ptx if isinstance(ptx, str) else ptx.decode()
+    assert re.search(r"\.target (\S+)", ptx).group(1) == sel.arch
+    found = re.search(r"\.version (\d+)\.(\d+)", ptx)
+    assert int(found.group(1)) * 10 + int(found.group(2)) == sel.ptx_version
+    assert isinstance(compiled.asm.get("cubin"), bytes)
+
+
+def _compile(arch: str):
+    import tilec
+
+    return tilec.compile(add, "*fp32:16, *fp32:16, i32, BLOCK=128", target=f"cuda:{arch}")
