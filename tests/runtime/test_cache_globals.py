@@ -7,9 +7,9 @@ Before, two kernels with one source closing over different values shared a disk 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -193,31 +193,32 @@ import tilec, tilec.language as tl
 
 SCALE = {scale}
 
-@tilec.jit
-def scaled(x_ptr, out_ptr, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * SCALE)
+
+def make(c):
+    @tilec.jit
+    def scaled(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) * SCALE * c)
+
+    return scaled
+
 
 out = np.full(4, np.nan, np.float32)
-scaled[(1,)](np.ones(4, np.float32), out, BLOCK=4)
+make(float(sys.argv[1]))[(1,)](np.ones(4, np.float32), out, BLOCK=4)
 print(json.dumps(out.tolist()))
 """
 
 
-def test_a_global_edited_between_processes_is_not_read_from_the_disk_cache(tmp_path):
+def test_values_changed_between_processes_are_not_read_from_the_disk_cache(tmp_path):
     script = tmp_path / "kernel_module.py"
-    env_cache = tmp_path / "cache"
-    for scale in (2.0, 3.0):
-        script.write_text(textwrap.dedent(MODULE.format(scale=scale)))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TILEC_")}
+    env["TILEC_CACHE_DIR"] = str(tmp_path / "cache")
+    for scale, c in [(2.0, 1.0), (2.0, 3.0), (5.0, 3.0)]:  # the closure, then the global
+        script.write_text(MODULE.format(scale=scale))
         run = subprocess.run(
-            [sys.executable, str(script)], capture_output=True, text=True, timeout=240,
-            env={**_env(), "TILEC_CACHE_DIR": str(env_cache)},
+            [sys.executable, str(script), str(c)], capture_output=True, text=True, timeout=240,
+            env=env,
         )  # fmt: skip
         assert run.returncode == 0, run.stderr
-        assert json.loads(run.stdout.splitlines()[-1]) == [scale] * 4
-
-
-def _env():
-    import os
-
-    return {k: v for k, v in os.environ.items() if not k.startswith("TILEC_")}
+        assert json.loads(run.stdout.splitlines()[-1]) == [scale * c] * 4
+    assert len(list((tmp_path / "cache" / "kernels").glob("*.tck"))) == 3
