@@ -25,7 +25,9 @@ def _jetson(l4t: str, cuda: int, gpu: CudaDevice) -> FakeSystem:
     sys.uname_ = ("Linux", "5.15.148-tegra", "aarch64")
     del sys.files["/sys/module/nvidia/version"], sys.files["/proc/driver/nvidia/version"]
     major, _, rev = l4t.partition(".")
-    sys.files["/etc/nv_tegra_release"] = f"# R{major} (release), REVISION: {rev}, GCID: 1, BOARD: generic\n"
+    sys.files["/etc/nv_tegra_release"] = (
+        f"# R{major} (release), REVISION: {rev}, GCID: 1, BOARD: generic\n"
+    )
     return sys
 
 
@@ -73,7 +75,9 @@ def test_gb10_needs_r580_and_then_targets_sm121() -> None:
         "nvidia.driver_gpu"
     ]
     assert "R580" in f.summary and "≥ 580.65.06" in f.remedy
-    sel = select_backend(gather(machines.cu13_wheels(machines.linux_nvidia("580.95.05", 13000, gb10))))
+    sel = select_backend(
+        gather(machines.cu13_wheels(machines.linux_nvidia("580.95.05", 13000, gb10)))
+    )
     assert (sel.arch, sel.ptx_version, sel.cubin_route) == ("sm_121", 88, "nvjitlink")
 
 
@@ -109,7 +113,9 @@ def test_kernel_module_loaded_but_libcuda_unusable_is_not_driver_not_loaded() ->
     sys = machines.ubuntu_h100_580()
     sys.libcuda.clear()
     sys.nvml = None
-    sys.files.update({f"{PCI}/vendor": "0x10de\n", f"{PCI}/class": "0x030200\n", f"{PCI}/device": "0x2330\n"})
+    sys.files.update(
+        {f"{PCI}/vendor": "0x10de\n", f"{PCI}/class": "0x030200\n", f"{PCI}/device": "0x2330\n"}
+    )
     found = _findings(sys)
     assert "nvidia.driver_loaded" not in found
     f = found["nvidia.libcuda"]
@@ -139,7 +145,9 @@ def test_linux_driver_inside_wsl2_is_named_by_path() -> None:
 
 def _two_gpus(first: CudaDevice, second: CudaDevice, visible: str | None = None) -> FakeSystem:
     sys = machines.cu12_wheels(machines.linux_nvidia("570.133.20", 12080, first))
-    sys.libcuda["libcuda.so.1"] = DriverQuery("libcuda.so.1", True, "", 12080, devices=(first, second))
+    sys.libcuda["libcuda.so.1"] = DriverQuery(
+        "libcuda.so.1", True, "", 12080, devices=(first, second)
+    )
     if visible is not None:
         sys.environ["CUDA_VISIBLE_DEVICES"] = visible
     return sys
@@ -167,14 +175,18 @@ def test_second_gpu_unusable_is_a_warning_with_the_selection() -> None:
 def test_empty_cuda_visible_devices_is_explained() -> None:
     sys = machines.ubuntu_h100_580()
     sys.environ["CUDA_VISIBLE_DEVICES"] = ""
-    sys.libcuda["libcuda.so.1"] = DriverQuery("libcuda.so.1", True, "cuInit failed: CUDA_ERROR_NO_DEVICE (100)", 13000)
+    sys.libcuda["libcuda.so.1"] = DriverQuery(
+        "libcuda.so.1", True, "cuInit failed: CUDA_ERROR_NO_DEVICE (100)", 13000
+    )
     f = _findings(sys)["nvidia.libcuda"]
     assert 'CUDA_VISIBLE_DEVICES="" hides every GPU' in f.summary
     assert "unset CUDA_VISIBLE_DEVICES" in f.remedy
 
 
 def test_free_threaded_python_gets_a_finding() -> None:
-    f = _findings(FakeSystem(interp=py(version="3.14.0", free_threaded=True)))["python.free_threaded"]
+    f = _findings(FakeSystem(interp=py(version="3.14.0", free_threaded=True)))[
+        "python.free_threaded"
+    ]
     assert f.status is Status.WARN and "abi3" in f.remedy
     assert "uv venv --python 3.14" in f.remedy
 
@@ -193,7 +205,9 @@ def test_a_schema_1_report_replays_with_defaults(tmp_path) -> None:
 
     from tilec.platform import doctor
 
-    saved = json.loads(json.dumps(doctor.render_json(doctor.build_report(gather(machines.ubuntu_h100_580())))))
+    saved = json.loads(
+        json.dumps(doctor.render_json(doctor.build_report(gather(machines.ubuntu_h100_580()))))
+    )
     saved["schema_version"] = 1
     for key in ("libcuda_path", "nouveau", "l4t"):
         del saved["facts"]["nvidia"][key]

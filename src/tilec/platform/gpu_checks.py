@@ -31,7 +31,11 @@ def _gpu_line(facts: Facts) -> str:
         g = gpus[group[0]]
         where = f"GPU {group[0]}" if len(group) == 1 else f"GPU {group[0]}-{group[-1]}"
         count = f"{len(group)}× " if len(group) > 1 else ""
-        spec = f" (CC {g.compute_capability}, {g.memory_mib // 1024} GiB)" if g.compute_capability else ""
+        spec = (
+            f" (CC {g.compute_capability}, {g.memory_mib // 1024} GiB)"
+            if g.compute_capability
+            else ""
+        )
         parts.append(f"{where}: {count}{g.name}{spec}")
     return "; ".join(parts)
 

@@ -34,7 +34,9 @@ def update_driver(
 ) -> Remediation:
     """A newer driver: the floor of CUDA ``cuda`` or of what GPU ``arch`` needs (whichever is
     later), else tilec's floors per CUDA major; Jetson drivers come with JetPack."""
-    wanted = max((c for c in (cuda, arch.driver_cuda if arch else "") if c), key=version_tuple, default="")
+    wanted = max(
+        (c for c in (cuda, arch.driver_cuda if arch else "") if c), key=version_tuple, default=""
+    )
     windows = _windows_driver(facts)
     if facts.nvidia.l4t or (arch is not None and arch.jetson and facts.os.system == "linux"):
         return jetpack(facts, policy, wanted, arch)
@@ -64,8 +66,10 @@ def jetpack(
     """On Jetson the GPU driver and CUDA come with JetPack (L4T), never from ubuntu-drivers."""
     l4t = facts.nvidia.l4t
     have = policy.jetson_release(l4t) if l4t else None
-    now = f"L4T {l4t} (JetPack {have.jetpack}, CUDA {have.cuda})" if have else (
-        f"L4T {l4t}" if l4t else "This JetPack"
+    now = (
+        f"L4T {l4t} (JetPack {have.jetpack}, CUDA {have.cuda})"
+        if have
+        else (f"L4T {l4t}" if l4t else "This JetPack")
     )
     cuda = max(cuda, policy.cuda_min_driver, key=version_tuple)
     newer = [
@@ -90,7 +94,9 @@ def jetpack(
 def blacklist_nouveau(facts: Facts) -> Remediation:
     commands = [
         "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
-        "sudo update-initramfs -u" if "ubuntu" in facts.os.distro.lower() or "debian" in facts.os.distro.lower() else "sudo dracut --force",
+        "sudo update-initramfs -u"
+        if "ubuntu" in facts.os.distro.lower() or "debian" in facts.os.distro.lower()
+        else "sudo dracut --force",
     ]
     if "ubuntu" in facts.os.distro.lower():
         commands.append("sudo ubuntu-drivers install")

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from . import remedies
 from .facts import GPU, Facts, Tool
 from .finding import Category, Finding, Remediation, Status
-from .target import DRIVER_JIT, NVJITLINK, PTXAS, Assembler, Refusal, TargetPlan, plan_target
-from .toolchain import WSL_LIB
 from .matrix import (
     ArchSupport,
     Level,
@@ -24,6 +22,8 @@ from .matrix import (
     ptx_text,
     version_tuple,
 )
+from .target import DRIVER_JIT, NVJITLINK, PTXAS, Assembler, Refusal, TargetPlan, plan_target
+from .toolchain import WSL_LIB
 
 PLAIN_INSTALL = 'pip install "tilec"'
 
@@ -73,10 +73,16 @@ def _no_compute_capability(facts: Facts, gpu: GPU, policy: SupportPolicy) -> Fin
     """A GPU seen on the PCI bus or through NVML, but CUDA cannot reach it: say which layer fails."""
     nv = facts.nvidia
     if nv.nouveau:
-        summary = f"{gpu.name}: the open-source nouveau driver holds the GPU; CUDA needs NVIDIA's driver"
+        summary = (
+            f"{gpu.name}: the open-source nouveau driver holds the GPU; CUDA needs NVIDIA's driver"
+        )
         return _fail("nvidia.nouveau", summary, remedies.blacklist_nouveau(facts), 3)
     if nv.driver_version:
-        return _libcuda_finding(facts, policy, f"the NVIDIA kernel module {nv.driver_version} is loaded (from {nv.driver_source}), but ")
+        return _libcuda_finding(
+            facts,
+            policy,
+            f"the NVIDIA kernel module {nv.driver_version} is loaded (from {nv.driver_source}), but ",
+        )
     summary = f"{gpu.name} is present but the NVIDIA driver is not loaded"
     return _fail("nvidia.driver_loaded", summary, remedies.update_driver(facts, policy), 3)
 
@@ -88,7 +94,12 @@ def _libcuda_finding(facts: Facts, policy: SupportPolicy, prefix: str = "") -> F
             f"a Linux NVIDIA driver is installed inside WSL2: {nv.libcuda_path} was loaded "
             f"instead of the Windows driver's {WSL_LIB}/libcuda.so.1"
         )
-        return _fail("nvidia.wsl_linux_driver", summary, remedies.remove_linux_driver_in_wsl(nv.libcuda_path), 7)
+        return _fail(
+            "nvidia.wsl_linux_driver",
+            summary,
+            remedies.remove_linux_driver_in_wsl(nv.libcuda_path),
+            7,
+        )
     reason = libcuda.error or "libcuda was not found"
     if nv.cuda_visible_devices is not None and nv.cuda_visible_devices.strip() in ("", "-1"):
         reason += f' (CUDA_VISIBLE_DEVICES="{nv.cuda_visible_devices}" hides every GPU from CUDA)'
@@ -116,7 +127,9 @@ def _arch_problem(gpu: GPU, policy: SupportPolicy) -> Finding | ArchSupport:
     return arch
 
 
-def _driver_problem(facts: Facts, gpu: GPU, arch: ArchSupport, policy: SupportPolicy) -> Finding | None:
+def _driver_problem(
+    facts: Facts, gpu: GPU, arch: ArchSupport, policy: SupportPolicy
+) -> Finding | None:
     """Why this driver cannot run CUDA for this GPU (too old for tilec or for the GPU, or past
     the last branch that supports it), or None."""
     nv = facts.nvidia
@@ -134,14 +147,18 @@ def _driver_problem(facts: Facts, gpu: GPU, arch: ArchSupport, policy: SupportPo
             f"{gpu.name} ({arch.name}) needs {branch} (CUDA {arch.driver_cuda}); NVIDIA driver "
             f"{nv.driver_version or '?'} supports CUDA {cuda}"
         )
-        return _fail("nvidia.driver_gpu", summary, remedies.update_driver(facts, policy, arch=arch), 2)
-    branch = version_tuple(nv.driver_version)[:1]
-    if arch.driver_branch_max and branch and branch[0] > arch.driver_branch_max:
+        return _fail(
+            "nvidia.driver_gpu", summary, remedies.update_driver(facts, policy, arch=arch), 2
+        )
+    driver_branch = version_tuple(nv.driver_version)[:1]
+    if arch.driver_branch_max and driver_branch and driver_branch[0] > arch.driver_branch_max:
         summary = (
             f"NVIDIA driver {nv.driver_version} no longer supports {arch.name} GPUs "
             f"(R{arch.driver_branch_max} is the last branch that does)"
         )
-        return _fail("nvidia.driver_gpu", summary, remedies.driver_branch_max(arch.driver_branch_max), 3)
+        return _fail(
+            "nvidia.driver_gpu", summary, remedies.driver_branch_max(arch.driver_branch_max), 3
+        )
     return None
 
 
@@ -176,8 +193,14 @@ def plan_gpu(facts: Facts, index: int, policy: SupportPolicy | None = None) -> C
     if isinstance(arch, Finding):
         return arch
     libcuda = facts.toolchain.libcuda
-    if not libcuda.found or libcuda.error or (
-        facts.os.wsl == 2 and facts.nvidia.libcuda_path and not facts.nvidia.libcuda_path.startswith(WSL_LIB)
+    if (
+        not libcuda.found
+        or libcuda.error
+        or (
+            facts.os.wsl == 2
+            and facts.nvidia.libcuda_path
+            and not facts.nvidia.libcuda_path.startswith(WSL_LIB)
+        )
     ):
         return _libcuda_finding(facts, policy)
     problem = _driver_problem(facts, gpu, arch, policy)
@@ -185,7 +208,9 @@ def plan_gpu(facts: Facts, index: int, policy: SupportPolicy | None = None) -> C
         return problem
     if facts.toolchain.cuda_bindings == "":
         summary = "cuda-bindings is not installed: the CUDA backend loads kernels through it"
-        return _fail("nvidia.cuda_bindings", summary, remedies.install_toolchain(install_line(facts, policy)))
+        return _fail(
+            "nvidia.cuda_bindings", summary, remedies.install_toolchain(install_line(facts, policy))
+        )
     if "nvptx64" not in facts.llvm.targets:
         summary = f"llvmlite {facts.llvm.llvmlite_version or '?'} has no NVPTX target registered"
         return _fail("nvidia.llvm_nvptx", summary, remedies.reinstall_llvmlite())
@@ -203,7 +228,9 @@ def plan_gpu(facts: Facts, index: int, policy: SupportPolicy | None = None) -> C
             if plan.kind == "driver-ptx"
             else remedies.reinstall_llvmlite()
         )
-        return _fail(check, f"{gpu.name}: {plan.message}", remedy, 2 if plan.kind == "driver-ptx" else 5)
+        return _fail(
+            check, f"{gpu.name}: {plan.message}", remedy, 2 if plan.kind == "driver-ptx" else 5
+        )
     notice = _route_notice(facts, plan, policy)
     tool = _tool_of(facts, plan.assembler)
     return CudaPlan(gpu, arch, plan.ptx_version, plan.route, tool, notice, plan.target, index)
@@ -215,7 +242,9 @@ def _route_notice(facts: Facts, plan: TargetPlan, policy: SupportPolicy) -> Find
     remedy = remedies.install_toolchain(install_line(facts, policy))
     if plan.passed_over:
         summary = "; ".join(plan.passed_over) + ": PTX is compiled by the driver's JIT instead"
-        return Finding("nvidia.toolchain_arch", Category.NVIDIA, Status.WARN, summary, (), remedy, 5)
+        return Finding(
+            "nvidia.toolchain_arch", Category.NVIDIA, Status.WARN, summary, (), remedy, 5
+        )
     summary = "no nvJitLink or ptxas found: PTX is compiled by the driver's JIT at first launch"
     return Finding("nvidia.toolchain", Category.NVIDIA, Status.WARN, summary, (), remedy, 0)
 

@@ -98,7 +98,12 @@ def choose_ptx(
 
 
 def assembler_problem(
-    arch: ArchSupport, target: str, ptx: int, tool: Assembler, driver_cuda: int | None, policy: SupportPolicy
+    arch: ArchSupport,
+    target: str,
+    ptx: int,
+    tool: Assembler,
+    driver_cuda: int | None,
+    policy: SupportPolicy,
 ) -> str:
     """'' when ``tool`` can make a cubin for ``target`` that this driver loads, else why not."""
     version = _v(tool.version)[:2]

@@ -125,7 +125,7 @@ def _run(ptx: str, arch: str, tool: Assembler) -> Assembled:
 
 
 def assemble(
-    ptx: str, arch: str, prefer: str = "auto", driver_cuda: int | None | str = "probe"
+    ptx: str, arch: str, prefer: str = "auto", driver_cuda: int | str | None = "probe"
 ) -> Assembled:
     """Assemble along the planned route (``prefer``: 'auto', 'nvjitlink' or 'ptxas').
 

@@ -90,7 +90,7 @@ def driver_cuda_version() -> int | None:
     found = _platform()
     if found is None or not found.libcuda.found or not found.libcuda.version:
         return None
-    major, minor = (version_tuple(found.libcuda.version) + (0, 0))[:2]
+    major, minor = (*version_tuple(found.libcuda.version), 0, 0)[:2]
     return major * 1000 + minor * 10
 
 
