@@ -158,6 +158,41 @@ def test_masked_off_lanes_are_not_reported() -> None:
     assert np.isnan(out[-1])
 
 
+@tilec.jit
+def even_lanes(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    keep = (offs % 2 == 0) & (offs < n)  # not a range: every lane is checked on its own
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=keep, other=-1.0), mask=keep)
+
+
+@tilec.jit
+def rows_copy(x_ptr, y_ptr, rows, cols, BR: tl.constexpr, BC: tl.constexpr):
+    r = tl.arange(0, BR)[:, None]
+    c = tl.arange(0, BC)[None, :]
+    tl.store(y_ptr + r * cols + c, tl.load(x_ptr + r * cols + c, mask=c < cols), mask=c < cols)
+
+
+def test_masked_off_lanes_of_any_mask_are_not_reported() -> None:
+    n = 11
+    x = np.random.rand(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    even_lanes[(1,)](x, y, n, BLOCK=64, debug=True)
+    np.testing.assert_array_equal(y[::2], x[::2])
+    assert np.isnan(y[1::2]).all()
+    with pytest.raises(OutOfBoundsError, match=r"load through argument 'x_ptr'.*offset 48 "):
+        even_lanes[(1,)](x, y, n + 2, BLOCK=64, debug=True)
+
+
+def test_each_row_of_a_tile_is_checked() -> None:
+    x = np.random.rand(4, 5).astype(np.float32)
+    y = np.full((4, 5), np.nan, np.float32)
+    rows_copy[(1,)](x, y, 4, 5, BR=4, BC=8, debug=True)
+    np.testing.assert_array_equal(y, x)
+    short = np.random.rand(3, 5).astype(np.float32)  # the tile's fourth row is past the array
+    with pytest.raises(OutOfBoundsError, match=r"load through argument 'x_ptr'.*offset 60 "):
+        rows_copy[(1,)](short, y, 4, 5, BR=4, BC=8, debug=True)
+
+
 @pytest.mark.parametrize("n", [1, 1000, 4099])
 def test_checked_results_equal_unchecked(n: int) -> None:
     rng = np.random.default_rng(n)

@@ -19,7 +19,7 @@ from ...artifacts import AssertInfo
 from ...llvm import types as T
 from ...llvm.intrinsics import declare
 from ..lower import Lowering
-from ..nest import emit_nest
+from ..nest import each_index, emit_nest, range_form, row_limit
 from ..scalar import to_compute
 from ..tiles import ConstTile, Index, Scope, Tile
 
@@ -138,25 +138,28 @@ def _assert(lw: Lowering, op: O.AssertOp) -> None:
     b.position_at_end(cont)
 
 
-def _in_bounds(b: ir.IRBuilder, op: O.BoundsCheckOp, addr: ir.Value, ext: list[ir.Value]) -> ir.Value:
-    """Whether ``access_bytes`` at ``addr`` (an i64) lie inside one of the ``[lo, hi)`` pairs."""
-    end = b.add(addr, ir.Constant(T.i64, op.access_bytes))
-    ok: ir.Value = ir.Constant(T.i1, 0)
+def _limits(b: ir.IRBuilder, op: O.BoundsCheckOp, ext: list[ir.Value]) -> list[ir.Value]:
+    """``(lo, count)`` per extent: an access at ``addr`` fits when ``addr - lo <u count``, one
+    compare per lane (count = the addresses where ``access_bytes`` still fit, 0 if none)."""
+    size = ir.Constant(T.i64, op.access_bytes)
+    out: list[ir.Value] = []
     for lo, hi in zip(ext[::2], ext[1::2]):
-        inside = b.and_(
-            b.and_(b.icmp_unsigned(">=", addr, lo), b.icmp_unsigned("<", addr, hi)),
-            b.icmp_unsigned("<=", end, hi),
-        )
-        ok = b.or_(ok, inside)
-    return ok
+        span = b.sub(hi, lo)
+        fits = b.icmp_unsigned(">=", span, size)
+        count = b.select(fits, b.add(b.sub(span, size), ir.Constant(T.i64, 1)), ir.Constant(T.i64, 0))
+        out += [lo, count]
+    return out
 
 
 def _bad_lane(
-    b: ir.IRBuilder, op: O.BoundsCheckOp, ptr: ir.Value, active: ir.Value, ext: list[ir.Value]
+    b: ir.IRBuilder, ptr: ir.Value, active: ir.Value, limits: list[ir.Value]
 ) -> tuple[ir.Value, ir.Value]:
     """(whether this lane is active and out of bounds, its address as i64)."""
     addr = b.ptrtoint(ptr, T.i64)
-    return b.and_(active, b.not_(_in_bounds(b, op, addr, ext))), addr
+    ok: ir.Value = ir.Constant(T.i1, 0)
+    for lo, count in zip(limits[::2], limits[1::2]):
+        ok = b.or_(ok, b.icmp_unsigned("<", b.sub(addr, lo), count))
+    return b.and_(active, b.not_(ok)), addr
 
 
 def _bounds_check(lw: Lowering, op: O.BoundsCheckOp) -> None:
@@ -165,14 +168,14 @@ def _bounds_check(lw: Lowering, op: O.BoundsCheckOp) -> None:
     access never runs). Every lane that gets past the check may be accessed: the result is the
     access's own mask."""
     b = lw.b
-    ext = [lw.scalar(lo) for pair in op.extents for lo in pair]
+    ext = _limits(b, op, [lw.scalar(v) for pair in op.extents for v in pair])
     ptr = lw.get(op.ptr)
     mask = lw.get(op.mask) if op.mask is not None else None
     true = ir.Constant(T.i1, 1)
     if not isinstance(ptr, Tile):
         active = mask if mask is not None else true
         assert not isinstance(active, Tile)
-        bad, addr = _bad_lane(b, op, ptr, active, ext)
+        bad, addr = _bad_lane(b, ptr, active, ext)
         _record_if(lw, op, bad, addr)
         lw.define(op.result, active)
         return
@@ -184,7 +187,7 @@ def _bounds_check(lw: Lowering, op: O.BoundsCheckOp) -> None:
 
     def lane(s: Scope, idx: Index) -> tuple[ir.Value, ir.Value]:
         active = s.get(mask_tile, idx) if mask_tile is not None else true
-        return _bad_lane(s.b, op, s.get(ptr, idx), active, ext)
+        return _bad_lane(s.b, s.get(ptr, idx), active, ext)
 
     def scan(s: Scope, idx: Index) -> None:
         s.b.store(s.b.or_(s.b.load(any_slot, typ=T.i1), lane(s, idx)[0]), any_slot)
@@ -196,7 +199,8 @@ def _bounds_check(lw: Lowering, op: O.BoundsCheckOp) -> None:
         s.b.store(s.b.select(take, addr, s.b.load(addr_slot, typ=T.i64)), addr_slot)
         s.b.store(s.b.or_(seen, bad), any_slot)
 
-    emit_nest(b, shape, scan)
+    if not _scan_affine_rows(lw, op, ptr, mask_tile, ext, any_slot):
+        emit_nest(b, shape, scan)
     fn = b.function
     fail, cont = fn.append_basic_block("bounds.fail"), fn.append_basic_block("bounds.ok")
     b.cbranch(b.load(any_slot, typ=T.i1), fail, cont)
@@ -207,6 +211,37 @@ def _bounds_check(lw: Lowering, op: O.BoundsCheckOp) -> None:
     lw.ret()
     b.position_at_end(cont)
     lw.define(op.result, mask_tile if mask_tile is not None else _all_true(shape))
+
+
+def _scan_affine_rows(
+    lw: Lowering,
+    op: O.BoundsCheckOp,
+    ptr: Tile,
+    mask: Tile | None,
+    ext: list[ir.Value],
+    any_slot: ir.Value,
+) -> bool:
+    """The common case in O(1) per row: addresses affine along each row (a known stride) and
+    the active lanes a prefix of it (no mask, or a range mask such as ``offs < n``). The
+    accessed bytes then lie between the first and the last active lane's, and one extent is
+    an interval, so checking those two lanes checks the row. False when it does not apply."""
+    form = range_form(mask) if mask is not None else None
+    if ptr.stride() is None or op.n_extents != 1 or (mask is not None and form is None):
+        return False
+    b, n = lw.b, ptr.shape[-1]
+
+    def row(s: Scope, outer: Index) -> None:
+        lim = row_limit(s, form, outer, n) if form is not None else s.const(n)
+        last = s.b.sub(lim, s.const(1))
+        some = s.b.icmp_signed(">", lim, s.zero)
+        first_bad, _ = _bad_lane(s.b, s.get(ptr, (*outer, s.zero)), some, ext)
+        safe_last = s.b.select(some, last, s.zero)
+        last_bad, _ = _bad_lane(s.b, s.get(ptr, (*outer, safe_last)), some, ext)
+        seen = s.b.load(any_slot, typ=T.i1)
+        s.b.store(s.b.or_(seen, s.b.or_(first_bad, last_bad)), any_slot)
+
+    each_index(b, ptr.shape[:-1], row)
+    return True
 
 
 def _all_true(shape: tuple[int, ...]) -> Tile:
