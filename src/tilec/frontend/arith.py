@@ -119,6 +119,8 @@ def neg(b: Builder, x: Any) -> Tensor:
     x = S.to_tensor(b, x)
     if isinstance(x.dtype, PointerType):
         raise TileTypeError(f"cannot negate a pointer ({x.dtype})")
+    if isinstance(x.dtype, ScalarType) and x.dtype.is_floating():
+        return Tensor(b.math("neg", x.value))  # flips the sign bit: -(+0.0) is -0.0, not 0 - x
     return sub(b, S.constant(b, 0, x.dtype), x)
 
 

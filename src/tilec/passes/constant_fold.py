@@ -23,6 +23,7 @@ from ..ir.ops import (
     CompareOp,
     ConstantOp,
     ExpandDimsOp,
+    MathOp,
     ModuleOp,
     ReshapeOp,
     SelectOp,
@@ -159,6 +160,9 @@ def _fold(op: Op) -> Scalar | None:
         return None
     if isinstance(op, SelectOp):
         return vals[1] if vals[0] else vals[2]
+    if isinstance(op, MathOp) and op.fn == "neg":
+        # exact in every type; Python's float negation flips the sign bit, as fneg does
+        return wrap(-int(vals[0]), elem) if elem.is_int() else -float(vals[0])  # type: ignore[arg-type]
     if isinstance(op, (SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp)):
         return vals[0]
     return None

@@ -18,6 +18,7 @@ from ...ir.argspec import ArgSpec
 from ...ir.types import PointerType, ScalarType
 from ...platform.target import target_for_cc
 from ..artifacts import CompiledKernel
+from ..llvm.types import f32_to_bf16_bits
 from ..target import Target
 from . import ptx_version
 from .layout import WARP_SIZE
@@ -162,8 +163,7 @@ def pack_argument(spec: ArgSpec, x: Any) -> ctypes._SimpleCData:
     if name == "fp16":
         return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", float(x)))[0])
     if name == "bf16":
-        bits = struct.unpack("<I", struct.pack("<f", float(x)))[0]
-        return ctypes.c_uint16((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 & 0xFFFF)
+        return ctypes.c_uint16(f32_to_bf16_bits(float(x)))
     ctype: Any = _CTYPES[name]
     return ctype(x)  # type: ignore[no-any-return]
 

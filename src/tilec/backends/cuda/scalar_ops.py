@@ -11,17 +11,13 @@ from llvmlite import ir
 from ...errors import UnsupportedFeature
 from ...ir import ops as O
 from ...ir.types import Element, Kind, PointerType, ScalarType
+from ..llvm import scalar as S
 from . import intrinsics as intr
-from .types import F32, llvm_type
+from .types import F32, F64, llvm_type
 
-_INT_BIN = {
-    O.BinaryKind.ADD: "add", O.BinaryKind.SUB: "sub", O.BinaryKind.MUL: "mul",
-    O.BinaryKind.AND: "and_", O.BinaryKind.OR: "or_", O.BinaryKind.XOR: "xor",
-    O.BinaryKind.SHL: "shl",
-}  # fmt: skip
 _FLOAT_BIN = {
     O.BinaryKind.ADD: "fadd", O.BinaryKind.SUB: "fsub", O.BinaryKind.MUL: "fmul",
-    O.BinaryKind.DIV: "fdiv", O.BinaryKind.REM: "frem",
+    O.BinaryKind.DIV: "fdiv",
 }  # fmt: skip
 
 
@@ -36,32 +32,18 @@ def binary(
 ) -> ir.Value:
     if elem.is_floating():
         return _float_binary(b, kind, x, y, propagate_nan, fast)
-    signed = elem.kind is Kind.SINT
-    if kind in _INT_BIN:
-        return getattr(b, _INT_BIN[kind])(x, y)
-    if kind is O.BinaryKind.DIV:
-        return b.sdiv(x, y) if signed else b.udiv(x, y)
-    if kind is O.BinaryKind.REM:
-        return b.srem(x, y) if signed else b.urem(x, y)
-    if kind is O.BinaryKind.SHR:
-        return b.ashr(x, y) if signed else b.lshr(x, y)
-    if kind in (O.BinaryKind.MIN, O.BinaryKind.MAX):
-        op = "<" if kind is O.BinaryKind.MIN else ">"
-        cmp = b.icmp_signed(op, x, y) if signed else b.icmp_unsigned(op, x, y)
-        return b.select(cmp, x, y)
-    raise UnsupportedFeature(f"integer operator {kind.value}")
+    return S.int_binary(b, kind, elem.kind is Kind.SINT, x, y)
 
 
 def _float_binary(
     b: ir.IRBuilder, kind: O.BinaryKind, x: ir.Value, y: ir.Value, propagate_nan: bool, fast: bool
 ) -> ir.Value:
+    """fp16/bf16 arithmetic is native: one correctly rounded op, the same bits as rounding the
+    fp32 result (fp32 holds more than twice their precision)."""
     if kind in (O.BinaryKind.MIN, O.BinaryKind.MAX):
-        base = "minimum" if propagate_nan else "minnum"
-        if kind is O.BinaryKind.MAX:
-            base = "maximum" if propagate_nan else "maxnum"
-        if propagate_nan and str(x.type) == "double":
-            return _nan_select(b, kind, x, y)
-        return intr.llvm_intrinsic(b, base, [x, y])
+        return S.float_minmax(b, kind, x, y, propagate_nan)
+    if kind is O.BinaryKind.REM:
+        return _fmod(b, x, y)
     name = _FLOAT_BIN.get(kind)
     if name is None:
         raise UnsupportedFeature(f"float operator {kind.value}")
@@ -69,33 +51,22 @@ def _float_binary(
     return getattr(b, name)(x, y, flags=flags)
 
 
-def _nan_select(b: ir.IRBuilder, kind: O.BinaryKind, x: ir.Value, y: ir.Value) -> ir.Value:
-    """NaN-propagating min/max for f64 (PTX has no max.NaN.f64)."""
-    base = "minnum" if kind is O.BinaryKind.MIN else "maxnum"
-    m = intr.llvm_intrinsic(b, base, [x, y])
-    unordered = b.fcmp_unordered("uno", x, y)
-    return b.select(unordered, b.fadd(x, y), m)
-
-
-_CMP = {
-    O.CompareKind.EQ: "==", O.CompareKind.NE: "!=", O.CompareKind.LT: "<",
-    O.CompareKind.LE: "<=", O.CompareKind.GT: ">", O.CompareKind.GE: ">=",
-}  # fmt: skip
+def _fmod(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    """C fmod through libdevice: NVPTX expands ``frem`` as x - trunc(x / y) * y, which is not
+    exact. fmod's result is exact, so fp16/bf16 round-trip through fp32 unchanged."""
+    if str(x.type) == "double":
+        return b.call(intr.declare(b, "__nv_fmod", F64, [F64, F64]), [x, y])
+    wide = [v if v.type == F32 else b.fpext(v, F32) for v in (x, y)]
+    r = b.call(intr.declare(b, "__nv_fmodf", F32, [F32, F32]), wide)
+    return r if x.type == F32 else b.fptrunc(r, x.type)
 
 
 def compare(
     b: ir.IRBuilder, kind: O.CompareKind, x: ir.Value, y: ir.Value, elem: Element
 ) -> ir.Value:
-    op = _CMP[kind]
     if isinstance(elem, PointerType):
-        return b.icmp_unsigned(op, x, y)
-    if elem.is_floating():
-        if kind is O.CompareKind.NE:
-            return b.fcmp_unordered(op, x, y)
-        return b.fcmp_ordered(op, x, y)
-    if elem.kind is Kind.SINT:
-        return b.icmp_signed(op, x, y)
-    return b.icmp_unsigned(op, x, y)
+        return S.compare(b, kind, Kind.UINT, x, y)
+    return S.compare(b, kind, Kind.FLOAT if elem.is_floating() else elem.kind, x, y)
 
 
 def cast(
@@ -117,34 +88,25 @@ def cast(
             return x
         return b.sext(x, dty) if src.kind is Kind.SINT else b.zext(x, dty)
     if src.is_int():
-        return b.sitofp(x, dty) if src.kind is Kind.SINT else b.uitofp(x, dty)
+        return _narrow(b, S.int_to_float(b, x, src.kind is Kind.SINT, dst), dst, rounding)
     if dst.is_int():
-        return b.fptosi(x, dty) if dst.kind is Kind.SINT else b.fptoui(x, dty)
-    return _float_cast(b, x, src, dst, rounding)
-
-
-def _float_cast(
-    b: ir.IRBuilder, x: ir.Value, src: ScalarType, dst: ScalarType, rounding: str
-) -> ir.Value:
-    dty = llvm_type(dst)
-    if {src.name, dst.name} == {"fp16", "bf16"} or (src.name == "fp64" and dst.name == "bf16"):
-        return _float_cast(
-            b, b.fpext(x, F32) if src.bits < 32 else b.fptrunc(x, F32), _F32, dst, rounding
-        )
+        return S.float_to_int(b, x, dst)
     if dst.bits > src.bits:
         return b.fpext(x, dty)
-    if rounding == "rtz":
-        if src.name != "fp32":
-            raise UnsupportedFeature(f"round-toward-zero cast from {src} to {dst}")
-        kind = "bf16" if dst.name == "bf16" else "f16"
-        bits = intr.asm(
-            b, ir.IntType(16), f"cvt.rz.{kind}.f32 $0, $1;", "=h,f", [x], side_effect=False
-        )
-        return b.bitcast(bits, dty)
-    return b.fptrunc(x, dty)
+    if src.bits == 16:  # fp16 <-> bf16: exact in fp32, then one rounding
+        x = b.fpext(x, F32)
+    return _narrow(b, x, dst, rounding)
 
 
-_F32 = ScalarType("fp32", Kind.FLOAT, 32)
+def _narrow(b: ir.IRBuilder, x: ir.Value, dst: ScalarType, rounding: str) -> ir.Value:
+    """An fp32/fp64 value rounded once to ``dst`` (see llvm/scalar.py): fp64 → fp16/bf16 goes
+    through fp32 rounded to odd, since NVPTX may lower a direct fptrunc in two roundings."""
+    dty = llvm_type(dst)
+    if x.type == dty:
+        return x
+    if str(x.type) == "double" and dst.bits == 16:
+        x = S.narrow_rtz(b, x, F32) if rounding == "rtz" else S.f64_to_f32_odd(b, x)
+    return S.narrow_rtz(b, x, dty) if rounding == "rtz" else b.fptrunc(x, dty)
 
 
 def _pointer_cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> ir.Value:

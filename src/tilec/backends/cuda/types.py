@@ -1,36 +1,16 @@
-"""Tile IR element types as llvmlite types for NVPTX (with the bfloat type llvmlite lacks).
+"""Tile IR element types as llvmlite types for NVPTX (bf16 is llvm/types.py's ``bfloat``).
 
 Pointers are opaque ``ptr addrspace(N)``; i1 stays i1 in registers and is widened to i8 in memory.
 """
 
 from __future__ import annotations
 
-import struct
 from functools import cache
 
 from llvmlite import ir
 
 from ...ir.types import Element, PointerType, ScalarType
-
-
-class BFloatType(ir.types._BaseFloatType):  # type: ignore[name-defined,misc]
-    """LLVM's ``bfloat``: llvmlite.ir has no such type; constants print as ``0xR`` and four hex digits."""
-
-    null = "0.0"
-    intrinsic_name = "bf16"
-
-    def __str__(self) -> str:
-        return "bfloat"
-
-    def format_constant(self, value: float) -> str:
-        bits = struct.unpack("<I", struct.pack("<f", float(value)))[0]
-        if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
-            return "0xR7FC0"  # keep NaNs quiet rather than rounding them into infinities
-        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-        return f"0xR{bits & 0xFFFF:04X}"
-
-
-BFloatType._create_instance()
+from ..llvm.types import BFloatType, bfloat
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -38,7 +18,7 @@ I16 = ir.IntType(16)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 F16 = ir.HalfType()
-BF16 = BFloatType()
+BF16 = bfloat
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
 VOID = ir.VoidType()

@@ -53,7 +53,7 @@ def bit_width(t: ir.Type) -> int:
     """Bit width of an LLVM scalar type (pointers count as 64)."""
     if isinstance(t, ir.IntType):
         return t.width
-    if isinstance(t, ir.HalfType):
+    if isinstance(t, (ir.HalfType, BFloatType)):
         return 16
     if isinstance(t, ir.FloatType):
         return 32

@@ -74,7 +74,7 @@ def _fast_binary(
         r = b.fadd(x, y) if bin_op.kind is O.BinaryKind.ADD else b.fmul(x, y)
         r.flags.append("reassoc")  # lets the vectorizer keep SIMD partial sums
         return r
-    return binary(b, bin_op.kind, elem, x, y, bin_op.propagate_nan)
+    return binary(b, bin_op.kind, elem, x, y, bin_op.propagate_nan, simd_minmax=True)
 
 
 def apply_combine(
