@@ -162,7 +162,7 @@ def triton_twins(triton: Any, *kernels: Any) -> Any:
     parts = [_TRITON_HEADER]
     for kernel in kernels:
         source = textwrap.dedent(inspect.getsource(kernel.fn))
-        parts.append(source.replace("@tilec.jit", "@triton.jit", 1))
+        parts.append(source.replace("@tilec.jit", "@triton.jit", 1))  # also @tilec.jit(...)
     folder = Path(tempfile.mkdtemp(prefix="tilec-tutorial-"))
     path = folder / f"triton_twin_{kernels[0].fn.__name__}.py"
     path.write_text("\n\n".join(parts))
