@@ -291,6 +291,17 @@ def test_torch_tensors_are_checked_against_their_storage() -> None:
         scalar_read[(1,)](base[8:12], y, 24, debug=True)
 
 
+def test_a_compiled_kernel_launched_directly_is_checked() -> None:
+    x = np.random.rand(64).astype(np.float32)
+    compiled = copy_checked.warmup(x, np.zeros(64, np.float32), 64, BLOCK=64, grid=(1,))
+    y = np.zeros(64, np.float32)
+    compiled[(1,)](x, y, 64, 64)
+    np.testing.assert_array_equal(y, x)
+    reversed_aligned = np.empty(68, np.float32)[64::-1]  # starts 16-byte aligned, as compiled
+    with pytest.raises(OutOfBoundsError, match=r"byte offset 16 \(element 4 of fp32\)"):
+        compiled[(1,)](x, reversed_aligned, 64, 64)
+
+
 def test_environment_turns_debug_mode_on() -> None:
     for name in ("TILEC_DEBUG", "TRITON_DEBUG"):
         assert config.Config.from_env({name: "1"}).debug

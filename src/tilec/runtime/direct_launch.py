@@ -100,4 +100,8 @@ class DirectLaunch:
                     "compile another specialization"
                 )
             values.append(value)
+        launch_checked = getattr(self.kernel, "launch_checked", None)
+        if launch_checked is not None:  # debug mode finds each argument's extent
+            launch_checked(grid, values, {p.name: a for p, a in zip(self.params, args)})
+            return
         self.kernel.launch(grid, *values)
