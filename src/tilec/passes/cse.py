@@ -18,6 +18,8 @@ _Key = tuple[Any, ...]
 def _hashable(v: Any) -> Any:
     if isinstance(v, float) and v != v:  # NaN constants are equal to each other here
         return ("nan",)
+    if isinstance(v, float):  # by bits: 0.0 == -0.0, yet -0.0 must not become 0.0
+        return ("float", v.hex())
     return (type(v).__name__, v if not isinstance(v, (list, dict)) else repr(v))
 
 
