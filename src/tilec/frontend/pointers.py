@@ -72,12 +72,12 @@ def load_pointers(
     elem = ptr.dtype.element  # type: ignore[union-attr]
     o = None
     if unwrap(other) is not None:
-        other_t = unwrap(other)
-        if other_t is not None and not isinstance(other_t, Tensor):
-            other_t = S.constant(ctx.b, other_t, elem)  # type: ignore[arg-type]
-        o = S.broadcast_to(ctx.b, S.cast(ctx.b, other_t, elem), ptr.shape)
+        # as in Triton, a Python number becomes a tensor of its own type first (a float is
+        # fp32 when it fits) and is then cast to the pointee type like any tensor
+        o = S.cast(ctx.b, S.to_tensor(ctx.b, other), elem)
         if o.shape and not ptr.shape:
             raise TileTypeError("load's other cannot be a tile when the pointer is a scalar")
+        o = S.broadcast_to(ctx.b, o, ptr.shape)
     result = Tensor(
         ctx.b.load(
             ptr.value,

@@ -53,10 +53,22 @@ def python_type(x: bool | int | float) -> ScalarType:
     return T.float64
 
 
+def _held(value: float, dtype: ScalarType) -> float:
+    """The value an fp32/fp16 constant really holds: constant folding must see the rounded
+    number (an fp32 0.1 widened to fp64 is 0.10000000149011612, as on the device)."""
+    import numpy as np
+
+    conv = {"fp32": np.float32, "fp16": np.float16}.get(dtype.name)
+    if conv is None or value != value:
+        return value  # NaN keeps its payload-free Python form
+    with np.errstate(over="ignore"):
+        return float(conv(value))
+
+
 def constant(b: Builder, value: bool | int | float, dtype: ScalarType) -> Tensor:
     """A scalar constant of ``dtype`` (the value converted the way a cast would)."""
     if dtype.is_floating():
-        value = float(value)
+        value = _held(float(value), dtype)
     elif dtype.is_bool():
         value = bool(value)
     else:

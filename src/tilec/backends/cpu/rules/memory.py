@@ -202,7 +202,11 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
         guarded(s.b, m, lambda: s.b.store(v, addr, align=_align(elem)))
 
     width = streaming_width(lw, value)
-    emit_nest(lw.b, shape, body, find_split([value], mask), skip_masked_off=True, width=width)
+    split = find_split([value], mask)
+    # only the store's own mask makes a lane do nothing; a split on a load's mask inside the
+    # value still stores ``other`` on the masked-off lanes
+    skip = split is not None and split is mask
+    emit_nest(lw.b, shape, body, split, skip_masked_off=skip, width=width)
 
 
 def streaming_width(lw: Lowering, value: Tile) -> int | None:
