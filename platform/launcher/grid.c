@@ -86,41 +86,66 @@ static int stopping(grid_job *job) {
     return assert_failed(job->status) || job->faulted || load_int(&job->cancelled);
 }
 
-/* How long a chunk should run: a thread looks at the stop flags this often. */
+/* How long a claim of programs should run: a thread looks at the stop flags this often. */
 #define TL_CHUNK_NS 1000000
+/* Most claims between two clock reads. */
+#define TL_MAX_EVERY 16
 
-/* The next chunk size of a thread, from how long its last chunk ran: doubling from one program
- * while chunks are short, up to the grid's chunk, and cut in proportion after one that ran
- * long, so that kernels of a few long programs still stop within about TL_CHUNK_NS. */
-static int64_t next_chunk(int64_t size, int64_t most, int64_t elapsed) {
-    if (elapsed > TL_CHUNK_NS) {
-        int64_t cut = (int64_t)((double)size * TL_CHUNK_NS / (double)elapsed);
-        return cut < 1 ? 1 : cut;
+/* A thread's pacing: how many programs it claims at a time and how many claims go between
+ * two reads of the clock. Both start at one and double while the clock says the work between
+ * reads is short (the claim size first, up to the grid's chunk); a claim that ran long cuts the
+ * size in proportion, so a grid of long programs still stops within about TL_CHUNK_NS. Reading
+ * the clock costs more than a short program on some machines, hence the reads are spaced out
+ * too: a short grid reads it a few times per thread. */
+typedef struct {
+    int64_t size, every, left, last;
+} pace;
+
+static void pace_start(pace *p) {
+    p->size = p->every = p->left = 1;
+    p->last = coarse_ns();
+}
+
+/* After `every` claims: adjusts the pacing to the time they took (now - last). */
+static void pace_after(pace *p, int64_t most, int64_t now) {
+    int64_t elapsed = now - p->last, per_claim = elapsed / p->every;
+    p->last = now;
+    if (per_claim > TL_CHUNK_NS) {
+        int64_t cut = (int64_t)((double)p->size * TL_CHUNK_NS / (double)per_claim);
+        p->size = cut < 1 ? 1 : cut;
+        p->every = 1;
+    } else if (elapsed > TL_CHUNK_NS) {
+        p->every = p->every / 2 < 1 ? 1 : p->every / 2;
+    } else if (elapsed < TL_CHUNK_NS / 2) {
+        if (p->size < most) {
+            p->size = p->size * 2 < most ? p->size * 2 : most;
+        } else if (p->every < TL_MAX_EVERY) {
+            p->every *= 2;
+        }
     }
-    if (elapsed < TL_CHUNK_NS / 2 && size < most) {
-        return size * 2 < most ? size * 2 : most;
-    }
-    return size;
+    p->left = p->every;
 }
 
 /* Runs chunks of the thread's own share, then of the others' (stops early on a failed assert,
- * a fault or an interrupt). The launching thread passes its poll; the others NULL. The clock
- * is read once per chunk, and not at all on a worker whose chunks are single programs. */
+ * a fault or an interrupt). The launching thread passes its poll, the others NULL; a worker
+ * whose claims are single programs anyway never reads the clock. */
 static void work(grid_job *job, const tl_poll *poll) {
     int home = arrive(job) % job->n_shares;
-    int timed = job->chunk > 1 || poll != NULL;
-    int64_t size = 1, last = timed ? now_ns() : 0, polled = last;
+    int paced = job->chunk > 1 || poll != NULL;
+    pace pc;
+    pace_start(&pc);
+    int64_t polled = pc.last;
     for (int s = 0; s < job->n_shares; s++) {
         grid_share *share = &job->shares[(home + s) % job->n_shares];
         for (;;) {
-            int64_t begin = claim(share, size);
+            int64_t begin = claim(share, pc.size);
             if (begin >= share->end) {
                 break;
             }
             if (stopping(job)) {
                 return;
             }
-            int64_t end = begin + size < share->end ? begin + size : share->end;
+            int64_t end = begin + pc.size < share->end ? begin + pc.size : share->end;
             tl_fault fault;
             if (tl_guarded_call(job->entry, job->args, job->gx, job->gy, job->gz, begin, end,
                                 job->status, &fault)) {
@@ -129,18 +154,17 @@ static void work(grid_job *job, const tl_poll *poll) {
                 }
                 return;
             }
-            if (!timed) {
+            if (!paced || --pc.left > 0) {
                 continue;
             }
-            int64_t now = now_ns();
-            size = next_chunk(size, job->chunk, now - last);
-            last = now;
+            int64_t now = coarse_ns();
+            pace_after(&pc, job->chunk, now);
             if (poll != NULL && now - polled >= TL_POLL_NS) {
                 if (poll->fn(poll->ctx)) {
                     store_int(&job->cancelled, 1);
                     return;
                 }
-                last = polled = now_ns(); /* the poll's own time is no chunk's */
+                pc.last = polled = coarse_ns(); /* the poll's own time is no claim's */
             }
         }
     }
@@ -382,7 +406,8 @@ int tl_run_grid(tl_entry_fn entry, const uint64_t *args, int32_t gx, int32_t gy,
     job.gx = gx;
     job.gy = gy;
     job.gz = gz;
-    job.chunk = chunk_size(total, threads);
+    /* one thread needs no balancing: its claims grow as long as pacing allows */
+    job.chunk = threads == 1 ? total : chunk_size(total, threads);
     job.arrivals = 0;
     job.status = status;
     job.faulted = 0;

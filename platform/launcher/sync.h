@@ -1,6 +1,6 @@
-/* Threads, locks, condition variables, clocks and atomics for the CPU grid runner (grid.c), on
- * Windows (Win32 threads, SRW locks, Interlocked*) and elsewhere (pthreads, the GCC/Clang
- * __atomic builtins), plus the bounded spin-waits its pool uses before sleeping.
+/* Threads, locks, condition variables (with timed waits), clocks and atomics for the CPU grid
+ * runner (grid.c), on Windows (Win32 threads, SRW locks, Interlocked*) and elsewhere (pthreads,
+ * the GCC/Clang __atomic builtins), plus the bounded spin-waits its pool uses before sleeping.
  */
 #ifndef TILEC_SYNC_H
 #define TILEC_SYNC_H
@@ -75,6 +75,7 @@ static inline int64_t now_ns(void) {
     QueryPerformanceCounter(&t);
     return (int64_t)((double)t.QuadPart * 1e9 / (double)freq.QuadPart);
 }
+static inline int64_t coarse_ns(void) { return now_ns(); }
 static inline void cpu_relax(void) { YieldProcessor(); }
 static inline void thread_yield(void) { SwitchToThread(); }
 static inline uint64_t load_u64(volatile uint64_t *x) {
@@ -111,6 +112,17 @@ static inline int64_t now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+/* A clock for pacing work, cheaper to read than now_ns where the OS has one; it may advance
+ * only every few milliseconds (Linux's tick). */
+static inline int64_t coarse_ns(void) {
+#if defined(__linux__) && defined(CLOCK_MONOTONIC_COARSE)
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+#else
+    return now_ns();
+#endif
 }
 #ifdef __APPLE__
 static inline void cond_init(tl_cond *c) { pthread_cond_init(c, NULL); }
