@@ -97,7 +97,7 @@ def measure(name: str, run: Callable[[bool], np.ndarray], ref: np.ndarray, round
     reps = max(1, int(0.05 / max(_median_ms(run, False, 1) / 1e3, 1e-6)))
     times: dict[bool, list[float]] = {False: [], True: []}
     for i in range(rounds):
-        for debug in ((False, True) if i % 2 == 0 else (True, False)):
+        for debug in (False, True) if i % 2 == 0 else (True, False):
             times[debug].append(_median_ms(run, debug, reps))
     plain, checked = statistics.median(times[False]), statistics.median(times[True])
     return {"kernel": name, "unchecked_ms": plain, "checked_ms": checked, "ratio": checked / plain}

@@ -117,8 +117,10 @@ def origins(func: O.FuncOp) -> dict[Value, frozenset[int]]:
             for target, sources in _flows(op):
                 if not _is_pointer(target):
                     continue
-                new = unknown if sources is None else frozenset().union(
-                    *(table.get(s, frozenset()) for s in sources)
+                new = (
+                    unknown
+                    if sources is None
+                    else frozenset().union(*(table.get(s, frozenset()) for s in sources))
                 )
                 old = table.get(target, frozenset())
                 if not new <= old:

@@ -45,7 +45,10 @@ def view_extent(address: int, shape: Any, strides: Any, itemsize: int) -> Extent
 
 def _interface_extent(iface: dict[str, Any]) -> Extent:
     return view_extent(
-        int(iface["data"][0] or 0), iface["shape"], iface.get("strides"), _itemsize(iface["typestr"])
+        int(iface["data"][0] or 0),
+        iface["shape"],
+        iface.get("strides"),
+        _itemsize(iface["typestr"]),
     )
 
 

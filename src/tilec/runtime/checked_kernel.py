@@ -26,9 +26,7 @@ def _objects(params: Sequence[ArgSpec], values: Sequence[Any], arguments: Any) -
     """Each pointer parameter's argument object (the launch value when no object is known)."""
     given = arguments or {}
     return {
-        p.name: given.get(p.name, v)
-        for p, v in zip(params, values)
-        if p.kind is ArgKind.POINTER
+        p.name: given.get(p.name, v) for p, v in zip(params, values) if p.kind is ArgKind.POINTER
     }
 
 

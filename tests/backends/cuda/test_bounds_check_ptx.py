@@ -93,7 +93,9 @@ def test_checked_kernel_assembles(name: str, arch: str) -> None:
 def test_unchecked_kernel_has_no_check() -> None:
     """Without debug mode nothing is added: no hidden parameters, no compare-and-swap."""
     module = build(masked_copy.fn, "*fp32", "*fp32", "i32", 256)
-    kernel = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_80"), CompileOptions())
+    kernel = CudaCompiler(assembler="none").compile(
+        module, Target("cuda", "sm_80"), CompileOptions()
+    )
     ptx = kernel.asm["ptx"]
     assert isinstance(ptx, str)
     assert "atom" not in ptx and "_bounds" not in ptx

@@ -168,7 +168,9 @@ def _record(L: Lowering, op: O.BoundsCheckOp, address: ir.Value) -> None:
     """The first failing thread of the launch stores (code, linear program id, address)."""
     b = L.b
     record = L.scalar(op.record)
-    pair = b.cmpxchg(record, ir.Constant(I64, 0), ir.Constant(I64, op.code), "monotonic", "monotonic")
+    pair = b.cmpxchg(
+        record, ir.Constant(I64, 0), ir.Constant(I64, op.code), "monotonic", "monotonic"
+    )
     with b.if_then(b.extract_value(pair, 1)):
         x, y, z = (b.zext(intr.sreg(b, f"ctaid.{a}"), I64) for a in "xyz")
         gx, gy = (b.zext(intr.sreg(b, f"nctaid.{a}"), I64) for a in "xy")

@@ -146,7 +146,9 @@ def _limits(b: ir.IRBuilder, op: O.BoundsCheckOp, ext: list[ir.Value]) -> list[i
     for lo, hi in zip(ext[::2], ext[1::2]):
         span = b.sub(hi, lo)
         fits = b.icmp_unsigned(">=", span, size)
-        count = b.select(fits, b.add(b.sub(span, size), ir.Constant(T.i64, 1)), ir.Constant(T.i64, 0))
+        count = b.select(
+            fits, b.add(b.sub(span, size), ir.Constant(T.i64, 1)), ir.Constant(T.i64, 0)
+        )
         out += [lo, count]
     return out
 
