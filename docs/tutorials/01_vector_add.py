@@ -56,8 +56,7 @@ def main() -> None:
         return _tutorial.gbps(3 * 4 * size, ms)  # two reads and one write of float32
 
     sizes = [2**i for i in (range(12, 17) if s.quick else range(12, 26, 2))]
-    s.benchmark(bench, x_names=["size"], x_vals=sizes, x_log=True, xlabel="elements",
-                ylabel="GB/s")  # fmt: skip
+    s.benchmark(bench, x_names=["size"], x_vals=sizes, x_log=True, xlabel="elements", ylabel="GB/s")
 
 
 if __name__ == "__main__":

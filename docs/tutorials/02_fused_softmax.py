@@ -19,19 +19,24 @@ import tilec.language as tl
 
 
 @tilec.jit
-def softmax_rows_kernel(out_ptr, x_ptr, n_rows, n_cols, x_stride, out_stride,
-                        ROWS: tl.constexpr, COLS: tl.constexpr):  # fmt: skip
+def softmax_rows_kernel(
+    out_ptr, x_ptr, n_rows, n_cols, x_stride, out_stride, ROWS: tl.constexpr, COLS: tl.constexpr
+):
     rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, COLS)
     inside = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-    x = tl.load(x_ptr + rows[:, None] * x_stride + cols[None, :], mask=inside,
-                other=-float("inf")).to(tl.float32)  # fmt: skip
+    x = tl.load(
+        x_ptr + rows[:, None] * x_stride + cols[None, :], mask=inside, other=-float("inf")
+    ).to(tl.float32)
     # Subtracting the row maximum keeps exp() from overflowing; it cancels in the ratio.
     z = x - tl.max(x, axis=1)[:, None]
     e = tl.exp(z)
     y = e / tl.sum(e, axis=1)[:, None]
-    tl.store(out_ptr + rows[:, None] * out_stride + cols[None, :],
-             y.to(out_ptr.dtype.element_ty), mask=inside)  # fmt: skip
+    tl.store(
+        out_ptr + rows[:, None] * out_stride + cols[None, :],
+        y.to(out_ptr.dtype.element_ty),
+        mask=inside,
+    )
 
 
 def softmax(x, out, s):
@@ -70,13 +75,22 @@ def main() -> None:
         else:
             twin = _tutorial.triton_twins(s.triton, softmax_rows_kernel).softmax_rows_kernel
             rows = max(1, min(16, 4096 // tilec.next_power_of_2(n_cols)))
-            ms = s.time_ms(lambda: twin[(tilec.cdiv(n_rows, rows),)](
-                y, x, n_rows, n_cols, n_cols, n_cols, ROWS=rows, COLS=tilec.next_power_of_2(n_cols)))  # fmt: skip
+            ms = s.time_ms(
+                lambda: twin[(tilec.cdiv(n_rows, rows),)](
+                    y,
+                    x,
+                    n_rows,
+                    n_cols,
+                    n_cols,
+                    n_cols,
+                    ROWS=rows,
+                    COLS=tilec.next_power_of_2(n_cols),
+                )
+            )
         return _tutorial.gbps(2 * 4 * n_rows * n_cols, ms)
 
     widths = [128, 256, 512, 1024] if s.quick else [128 * i for i in range(2, 33, 6)]
-    s.benchmark(bench, x_names=["n_cols"], x_vals=widths, xlabel="columns", ylabel="GB/s",
-                args={})  # fmt: skip
+    s.benchmark(bench, x_names=["n_cols"], x_vals=widths, xlabel="columns", ylabel="GB/s", args={})
 
 
 if __name__ == "__main__":

@@ -31,9 +31,24 @@ def grouped_tile(pid, tiles_m, tiles_n, GROUP: tl.constexpr):
 
 
 @tilec.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                  GROUP: tl.constexpr):  # fmt: skip
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    GROUP: tl.constexpr,
+):
     tile_m, tile_n = grouped_tile(tl.program_id(0), tl.cdiv(M, BM), tl.cdiv(N, BN), GROUP)
     rm = tile_m * BM + tl.arange(0, BM)
     rn = tile_n * BN + tl.arange(0, BN)
@@ -41,13 +56,22 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k0 in range(0, K, BK):
         ks = k0 + rk
-        a = tl.load(a_ptr + rm[:, None] * sam + ks[None, :] * sak,
-                    mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)  # fmt: skip
-        b = tl.load(b_ptr + ks[:, None] * sbk + rn[None, :] * sbn,
-                    mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)  # fmt: skip
+        a = tl.load(
+            a_ptr + rm[:, None] * sam + ks[None, :] * sak,
+            mask=(rm[:, None] < M) & (ks[None, :] < K),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + ks[:, None] * sbk + rn[None, :] * sbn,
+            mask=(ks[:, None] < K) & (rn[None, :] < N),
+            other=0.0,
+        )
         acc = tl.dot(a, b, acc)
-    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc.to(c_ptr.dtype.element_ty),
-             mask=(rm[:, None] < M) & (rn[None, :] < N))  # fmt: skip
+    tl.store(
+        c_ptr + rm[:, None] * scm + rn[None, :] * scn,
+        acc.to(c_ptr.dtype.element_ty),
+        mask=(rm[:, None] < M) & (rn[None, :] < N),
+    )
 
 
 def blocks(device: str) -> dict[str, int]:

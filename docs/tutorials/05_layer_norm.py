@@ -19,8 +19,9 @@ import tilec.language as tl
 
 
 @tilec.jit
-def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, row_stride, n_cols, eps,
-                      BLOCK: tl.constexpr):  # fmt: skip
+def layer_norm_kernel(
+    x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, row_stride, n_cols, eps, BLOCK: tl.constexpr
+):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
@@ -38,8 +39,9 @@ def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, row_stride
 
 def layer_norm(x, w, b, y, mean, rstd, s, eps=1e-5, kernel=layer_norm_kernel):
     n_rows, n_cols = x.shape
-    kernel[(n_rows,)](x, y, w, b, mean, rstd, s.strides(x)[0], n_cols, eps,
-                      BLOCK=tilec.next_power_of_2(n_cols))  # fmt: skip
+    kernel[(n_rows,)](
+        x, y, w, b, mean, rstd, s.strides(x)[0], n_cols, eps, BLOCK=tilec.next_power_of_2(n_cols)
+    )
     return y
 
 

@@ -24,16 +24,27 @@ import tilec.language as tl
 # Sizes and the flag are not specialized (Triton would compile a variant for a value of 1 or a
 # multiple of 16): one compiled kernel serves every sequence length here.
 @tilec.jit(do_not_specialize=["n_ctx", "s_head", "causal"])
-def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n_ctx, scale,
-                     s_head, s_row,  # strides of a (heads, n_ctx, HEAD_DIM) layout
-                     causal, HEAD_DIM: tl.constexpr, BM: tl.constexpr,
-                     BN: tl.constexpr):  # fmt: skip
+def attention_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    n_ctx,
+    scale,
+    s_head,
+    s_row,  # strides of a (heads, n_ctx, HEAD_DIM) layout
+    causal,
+    HEAD_DIM: tl.constexpr,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+):
     head = tl.program_id(1)
     rows = tl.program_id(0) * BM + tl.arange(0, BM)
     dims = tl.arange(0, HEAD_DIM)
     base = head * s_head
-    q = tl.load(q_ptr + base + rows[:, None] * s_row + dims[None, :],
-                mask=rows[:, None] < n_ctx, other=0.0)  # fmt: skip
+    q = tl.load(
+        q_ptr + base + rows[:, None] * s_row + dims[None, :], mask=rows[:, None] < n_ctx, other=0.0
+    )
     m = tl.full((BM,), -float("inf"), tl.float32)
     l = tl.zeros((BM,), tl.float32)  # noqa: E741 (the softmax denominator)
     acc = tl.zeros((BM, HEAD_DIM), tl.float32)
@@ -45,8 +56,11 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n_ctx, scale,
         end = tl.minimum((tl.program_id(0) + 1) * BM, n_ctx)
     for start in range(0, end, BN):
         keys = start + tl.arange(0, BN)
-        k = tl.load(k_ptr + base + keys[None, :] * s_row + dims[:, None],
-                    mask=keys[None, :] < n_ctx, other=0.0)  # fmt: skip  (HEAD_DIM x BN)
+        k = tl.load(
+            k_ptr + base + keys[None, :] * s_row + dims[:, None],
+            mask=keys[None, :] < n_ctx,
+            other=0.0,
+        )  # a (HEAD_DIM, BN) tile: K transposed
         scores = tl.dot(q, k) * qk_scale
         visible = (keys[None, :] < n_ctx) & ((causal == 0) | (keys[None, :] <= rows[:, None]))
         scores = tl.where(visible, scores, -float("inf"))
@@ -54,21 +68,38 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n_ctx, scale,
         p = tl.math.exp2(scores - m_new[:, None])
         correction = tl.math.exp2(m - m_new)
         l = l * correction + tl.sum(p, axis=1)  # noqa: E741
-        v = tl.load(v_ptr + base + keys[:, None] * s_row + dims[None, :],
-                    mask=keys[:, None] < n_ctx, other=0.0)  # fmt: skip
+        v = tl.load(
+            v_ptr + base + keys[:, None] * s_row + dims[None, :],
+            mask=keys[:, None] < n_ctx,
+            other=0.0,
+        )
         acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
         m = m_new
     out = acc / l[:, None]
-    tl.store(o_ptr + base + rows[:, None] * s_row + dims[None, :],
-             out.to(o_ptr.dtype.element_ty), mask=rows[:, None] < n_ctx)  # fmt: skip
+    tl.store(
+        o_ptr + base + rows[:, None] * s_row + dims[None, :],
+        out.to(o_ptr.dtype.element_ty),
+        mask=rows[:, None] < n_ctx,
+    )
 
 
 def attention(q, k, v, o, s, causal: bool, kernel=attention_kernel):
     heads, n_ctx, head_dim = q.shape
     bm, bn = (128, 64) if s.device == "cuda" else (32, 32)
     grid = (tilec.cdiv(n_ctx, bm), heads)
-    kernel[grid](q, k, v, o, n_ctx, 1.0 / math.sqrt(head_dim), *s.strides(q)[:2], int(causal),
-                 HEAD_DIM=head_dim, BM=bm, BN=bn)  # fmt: skip
+    kernel[grid](
+        q,
+        k,
+        v,
+        o,
+        n_ctx,
+        1.0 / math.sqrt(head_dim),
+        *s.strides(q)[:2],
+        int(causal),
+        HEAD_DIM=head_dim,
+        BM=bm,
+        BN=bn,
+    )
     return o
 
 
@@ -113,8 +144,14 @@ def main() -> None:
         return _tutorial.tflops(2.0 * heads * n_ctx * n_ctx * head_dim, ms)
 
     lengths = [64, 128, 256] if s.quick else [256 * 2**i for i in range(6)]
-    s.benchmark(bench, x_names=["n_ctx"], x_vals=lengths, x_log=True, xlabel="sequence length",
-                ylabel="TFLOP/s (causal)")  # fmt: skip
+    s.benchmark(
+        bench,
+        x_names=["n_ctx"],
+        x_vals=lengths,
+        x_log=True,
+        xlabel="sequence length",
+        ylabel="TFLOP/s (causal)",
+    )
 
 
 if __name__ == "__main__":

@@ -24,8 +24,9 @@ from tilec.language.extra import libdevice
 
 
 @tilec.jit
-def special_kernel(x_ptr, y_ptr, erf_ptr, lgamma_ptr, cbrt_ptr, asinh_ptr, hypot_ptr, n,
-                   BLOCK: tl.constexpr):  # fmt: skip
+def special_kernel(
+    x_ptr, y_ptr, erf_ptr, lgamma_ptr, cbrt_ptr, asinh_ptr, hypot_ptr, n, BLOCK: tl.constexpr
+):
     # Five functions of one input tile: one compiled kernel, five outputs.
     idx = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     inside = idx < n
@@ -69,8 +70,15 @@ def main() -> None:
             ms = s.time_ms(lambda: special(xs, ys, outs))
         elif provider == "torch":
             t = s.torch
-            ms = s.time_ms(lambda: (t.erf(xs), t.lgamma(ys), xs.sign() * xs.abs().pow(1 / 3),
-                                    t.asinh(xs), t.hypot(xs, ys)))  # fmt: skip
+            ms = s.time_ms(
+                lambda: (
+                    t.erf(xs),
+                    t.lgamma(ys),
+                    xs.sign() * xs.abs().pow(1 / 3),
+                    t.asinh(xs),
+                    t.hypot(xs, ys),
+                )
+            )
         elif provider == "numpy":
             ms = s.time_ms(lambda: reference(xs, ys))
         else:
@@ -79,8 +87,7 @@ def main() -> None:
         return _tutorial.gbps(7 * 4 * size, ms)  # two inputs and five outputs of float32
 
     sizes = [2**i for i in (range(10, 14) if s.quick else range(12, 23, 2))]
-    s.benchmark(bench, x_names=["size"], x_vals=sizes, x_log=True, xlabel="elements",
-                ylabel="GB/s")  # fmt: skip
+    s.benchmark(bench, x_names=["size"], x_vals=sizes, x_log=True, xlabel="elements", ylabel="GB/s")
 
 
 if __name__ == "__main__":

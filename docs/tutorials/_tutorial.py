@@ -47,8 +47,9 @@ class Session:
     rng: np.random.Generator  # every call to rand() draws fresh values from it
 
     # ------------------------------------------------------------------ arrays
-    def rand(self, shape: Sequence[int] | int, dtype: str = "float32", lo: float = -1.0,
-             hi: float = 1.0) -> Any:  # fmt: skip
+    def rand(
+        self, shape: Sequence[int] | int, dtype: str = "float32", lo: float = -1.0, hi: float = 1.0
+    ) -> Any:
         """Fresh uniform random values in [lo, hi) on the tutorial's device."""
         values = self.rng.uniform(lo, hi, shape).astype(dtype)
         return self.array(values)
@@ -85,8 +86,12 @@ class Session:
             return int(self.torch.cuda.get_device_properties(0).multi_processor_count)
         import os
 
-        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                   else os.cpu_count() or 1)  # fmt: skip
+        return max(
+            1,
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else os.cpu_count() or 1,
+        )
 
     # ------------------------------------------------------------------ checking
     def check(self, what: str, got: Any, expected: np.ndarray, atol: float, rtol: float) -> None:
@@ -109,8 +114,9 @@ class Session:
     def time_ms(self, fn: Callable[[], Any]) -> tuple[float, float, float]:
         """Median, 20th and 80th percentile milliseconds of ``fn``."""
         warmup, rep = (2, 10) if self.quick else (25, 100)
-        med, lo, hi = do_bench(fn, warmup=warmup, rep=rep, quantiles=[0.5, 0.2, 0.8],
-                               device=self.device)  # fmt: skip
+        med, lo, hi = do_bench(
+            fn, warmup=warmup, rep=rep, quantiles=[0.5, 0.2, 0.8], device=self.device
+        )
         return med, lo, hi
 
     def providers(self, torch_too: bool = True) -> tuple[list[str], list[str]]:
@@ -120,8 +126,10 @@ class Session:
             lines.append("torch" if self.torch is not None else "numpy")
         if self.triton is not None:
             lines.append("triton")
-        return lines, [{"tilec": "tilec", "torch": "torch", "numpy": "numpy",
-                        "triton": "Triton"}[p] for p in lines]  # fmt: skip
+        return lines, [
+            {"tilec": "tilec", "torch": "torch", "numpy": "numpy", "triton": "Triton"}[p]
+            for p in lines
+        ]
 
     def benchmark(self, fn: Callable[..., Any], **bench: Any) -> None:
         """Sweep ``fn`` with ``tilec.testing.perf_report`` and save its table and plot."""
@@ -129,16 +137,21 @@ class Session:
             return
         line_vals, line_names = self.providers(bench.pop("torch_too", True))
         styles = [("tab:blue", "-"), ("tab:green", "--"), ("tab:red", ":")]
-        spec = Benchmark(line_arg="provider", line_vals=line_vals, line_names=line_names,
-                         styles=styles[: len(line_vals)], plot_name=f"{self.name}-{self.device}",
-                         **bench)  # fmt: skip
+        spec = Benchmark(
+            line_arg="provider",
+            line_vals=line_vals,
+            line_names=line_names,
+            styles=styles[: len(line_vals)],
+            plot_name=f"{self.name}-{self.device}",
+            **bench,
+        )
         self.save_path.mkdir(parents=True, exist_ok=True)
         perf_report(spec)(fn).run(print_data=True, save_path=str(self.save_path))
         plot = self.save_path / f"{spec.plot_name}.png"
         wrote = [spec.plot_name + ".csv"] + ([plot.name] if plot.exists() else [])
         print(f"benchmark written to {self.save_path}: {', '.join(wrote)}")
         if not plot.exists():
-            print("(no plot: install matplotlib, e.g. pip install \".[plot]\")")
+            print('(no plot: install matplotlib, e.g. pip install ".[plot]")')
 
 
 _TRITON_HEADER = """\
@@ -186,16 +199,28 @@ def tflops(flops: float, ms: tuple[float, float, float]) -> tuple[float, float, 
 def start(name: str, description: str, argv: Sequence[str] | None = None) -> Session:
     """Parse the tutorial's command line and pick its device."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes: seconds on a small CPU (what the tests run)")  # fmt: skip
-    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
-                        help="where to run (auto: the GPU when torch sees one)")  # fmt: skip
-    parser.add_argument("--no-bench", dest="bench", action="store_false",
-                        help="check the result only, do not time")  # fmt: skip
-    parser.add_argument("--save-path", default="tutorial-results",
-                        help="folder for the benchmark's CSV and PNG (default: %(default)s)")
-    parser.add_argument("--numpy", action="store_true",
-                        help="numpy arrays on the CPU, without importing torch")  # fmt: skip
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny sizes: seconds on a small CPU (what the tests run)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=["auto", "cpu", "cuda"],
+        default="auto",
+        help="where to run (auto: the GPU when torch sees one)",
+    )
+    parser.add_argument(
+        "--no-bench", dest="bench", action="store_false", help="check the result only, do not time"
+    )
+    parser.add_argument(
+        "--save-path",
+        default="tutorial-results",
+        help="folder for the benchmark's CSV and PNG (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--numpy", action="store_true", help="numpy arrays on the CPU, without importing torch"
+    )
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
     ns = parser.parse_args(argv)
     torch = None if ns.numpy else _optional("torch")
@@ -205,7 +230,18 @@ def start(name: str, description: str, argv: Sequence[str] | None = None) -> Ses
         raise SystemExit("--device cuda needs torch with a CUDA GPU; run `tilec doctor`")
     triton = _optional("triton") if device == "cuda" else None
     seed = ns.seed if ns.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    print(f"{name}: tilec {tilec.__version__} on {device}"
-          f"{' (quick sizes)' if ns.quick else ''}, seed {seed}")  # fmt: skip
-    return Session(name, device, ns.quick, ns.bench, Path(ns.save_path), torch, triton, seed,
-                   np.random.default_rng(seed))  # fmt: skip
+    print(
+        f"{name}: tilec {tilec.__version__} on {device}"
+        f"{' (quick sizes)' if ns.quick else ''}, seed {seed}"
+    )
+    return Session(
+        name,
+        device,
+        ns.quick,
+        ns.bench,
+        Path(ns.save_path),
+        torch,
+        triton,
+        seed,
+        np.random.default_rng(seed),
+    )
