@@ -194,7 +194,7 @@ class _Instrumenter:
                 pair.append(func.body.add_arg(int64, spec.name))
                 specs.append(spec)
             extents.append((pair[0], pair[1]))
-        record_spec = pointer_arg("_bounds_record", int64)
+        record_spec = pointer_arg("_bounds_record", int64, aligned=False)  # 8-byte aligned
         record = func.body.add_arg(PointerType(int64), record_spec.name)
         specs.append(record_spec)
         scratch: dict[ScalarType, Value] = {}
