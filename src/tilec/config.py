@@ -1,4 +1,5 @@
-"""Run-time settings: the only module that reads TILEC_* environment variables.
+"""Run-time settings: the only module that reads TILEC_* (and the TRITON_* tilec honours)
+environment variables.
 
 ``get()`` returns the active :class:`Config`; ``override(**changes)`` replaces fields for the
 duration of a ``with`` block (tests and the API use it instead of mutating the environment).
@@ -16,8 +17,9 @@ from pathlib import Path
 _TRUE = {"1", "true", "yes", "on"}
 
 
-def _flag(env: Mapping[str, str], name: str) -> bool:
-    return env.get(name, "").strip().lower() in _TRUE
+def _flag(env: Mapping[str, str], *names: str) -> bool:
+    """Whether any of ``names`` is set to a true value (1, true, yes, on)."""
+    return any(env.get(name, "").strip().lower() in _TRUE for name in names)
 
 
 def _default_cache_dir(env: Mapping[str, str]) -> Path:
@@ -35,18 +37,26 @@ class Config:
     """Every knob tilec reads from the environment, typed."""
 
     backend: str | None = None  # TILEC_BACKEND: "cpu" or "cuda" forces a backend
-    cache_dir: Path = Path(".")  # TILEC_CACHE_DIR
+    # TILEC_CACHE_DIR, else TRITON_CACHE_DIR: the kernel and autotuning cache (default: the
+    # platform's user cache folder, e.g. ~/.cache/tilec); `tilec cache info` shows it
+    cache_dir: Path = Path(".")
     cache_enabled: bool = True  # TILEC_CACHE=0 disables the on-disk cache
+    # TILEC_ALWAYS_COMPILE or TRITON_ALWAYS_COMPILE: compile even when the on-disk cache has
+    # the kernel (the fresh result still replaces the cached one)
+    always_compile: bool = False
     num_threads: int = 0  # TILEC_NUM_THREADS: CPU grid threads (0 = all cores)
-    print_autotuning: bool = False  # TILEC_PRINT_AUTOTUNING
+    # TILEC_PRINT_AUTOTUNING or TRITON_PRINT_AUTOTUNING: print each autotuning's winner
+    print_autotuning: bool = False
     # TILEC_DEBUG or TRITON_DEBUG: kernels compile in debug mode (bounds-checked memory
     # accesses, IR verified after every pass, assembly kept) unless @jit(debug=...) says
     debug: bool = False
-    dump_dir: Path | None = None  # TILEC_DUMP_DIR: write every stage of every kernel here
+    # TILEC_DUMP_DIR, or TRITON_KERNEL_DUMP=1 with TRITON_DUMP_DIR (default: a tilec-dump
+    # folder beside the default cache): write every stage of every kernel there
+    dump_dir: Path | None = None
     disable_launcher: bool = False  # TILEC_DISABLE_LAUNCHER: use the pure-Python launcher
-    ptxas_path: str | None = None  # TILEC_PTXAS_PATH
-    libcuda_path: str | None = None  # TILEC_LIBCUDA_PATH
-    libdevice_path: str | None = None  # TILEC_LIBDEVICE_PATH
+    ptxas_path: str | None = None  # TILEC_PTXAS_PATH: the ptxas binary to assemble PTX with
+    libcuda_path: str | None = None  # TILEC_LIBCUDA_PATH: the CUDA driver library to load
+    libdevice_path: str | None = None  # TILEC_LIBDEVICE_PATH: the libdevice bitcode to link
     ptx_version: int | None = None  # TILEC_PTX_VERSION, e.g. 80 for PTX ISA 8.0
     interpret: bool = False  # TILEC_INTERPRET / TRITON_INTERPRET: accepted, runs the CPU backend
 
@@ -54,18 +64,20 @@ class Config:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         env = os.environ if env is None else env
         dump = env.get("TILEC_DUMP_DIR")
+        if not dump and _flag(env, "TRITON_KERNEL_DUMP"):
+            dump = env.get("TRITON_DUMP_DIR") or str(_default_cache_dir(env).parent / "tilec-dump")
+        cache = env.get("TILEC_CACHE_DIR") or env.get("TRITON_CACHE_DIR")
         ptx = env.get("TILEC_PTX_VERSION", "").replace(".", "")
         threads = env.get("TILEC_NUM_THREADS", "0")
         return cls(
             backend=(env.get("TILEC_BACKEND") or "").strip().lower() or None,
-            cache_dir=Path(env["TILEC_CACHE_DIR"]).expanduser()
-            if env.get("TILEC_CACHE_DIR")
-            else _default_cache_dir(env),
+            cache_dir=Path(cache).expanduser() if cache else _default_cache_dir(env),
             cache_enabled=env.get("TILEC_CACHE", "1").strip().lower() not in {"0", "false", "off"},
+            always_compile=_flag(env, "TILEC_ALWAYS_COMPILE", "TRITON_ALWAYS_COMPILE"),
             num_threads=int(threads) if threads.isdigit() else 0,
-            print_autotuning=_flag(env, "TILEC_PRINT_AUTOTUNING"),
+            print_autotuning=_flag(env, "TILEC_PRINT_AUTOTUNING", "TRITON_PRINT_AUTOTUNING"),
             debug=_flag(env, "TILEC_DEBUG") or _flag(env, "TRITON_DEBUG"),
-            dump_dir=Path(dump) if dump else None,
+            dump_dir=Path(dump).expanduser() if dump else None,
             disable_launcher=_flag(env, "TILEC_DISABLE_LAUNCHER"),
             ptxas_path=env.get("TILEC_PTXAS_PATH") or None,
             libcuda_path=env.get("TILEC_LIBCUDA_PATH") or None,

@@ -214,7 +214,8 @@ class Autotuner(KernelInterface):
         if _config.get().print_autotuning:
             print(
                 f"Autotuning kernel {self.__name__} with config {key} finished after "
-                f"{self.bench_time:.2f}s; best config selected: {best};",
+                f"{self.bench_time:.2f}s; best config selected: {best}; "
+                f"its time: {timings[best]:.4f} ms",
                 file=sys.stderr,
             )
         self._save(key, named, best, timings)

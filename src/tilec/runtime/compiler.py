@@ -138,7 +138,8 @@ def compile(
     use_cache = use_cache and getattr(fn, "disk_cacheable", True)
     key = cache_key(fn, specs, target, options)
     cache = KernelCache(cfg.cache_dir) if use_cache else None
-    compiled = _cached(cache, key)
+    # always_compile (TRITON_ALWAYS_COMPILE) skips the lookup; the fresh result is still stored
+    compiled = None if cfg.always_compile else _cached(cache, key)
     if compiled is None:
         compiled = _compile_uncached(fn, specs, target, options)
         if cache is not None:

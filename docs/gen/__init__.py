@@ -1,0 +1,1 @@
+"""Pages generated from the sources at docs build time (the mkdocs hook in hooks.py)."""
