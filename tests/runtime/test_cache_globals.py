@@ -118,8 +118,8 @@ def test_a_changed_global_raises_at_the_next_launch(path, monkeypatch, caller):
     kernel[(1,)](x, out, BLOCK=N)
     monkeypatch.setitem(globals(), "SCALE", 5.0)
     out = _poisoned()
-    with pytest.raises(GlobalChangedError, match="Global variable SCALE has changed since we "
-                       "compiled this kernel, from 2.0 to 5.0"):  # fmt: skip
+    with pytest.raises(GlobalChangedError, match=r"Global variable SCALE has changed since we "
+                       r"compiled this kernel, from 2\.0 to 5\.0"):  # fmt: skip
         kernel[(1,)](x, out, BLOCK=N)
     with pytest.raises(RuntimeError, match="Global variable SCALE has changed"):  # as Triton
         kernel[(1,)](x, out, BLOCK=2 * N)  # a new specialization: refused before compiling

@@ -72,7 +72,7 @@ def test_a_meta_tensor_is_refused_cold_and_warm(path):
     kernel = _copy_kernel()
     x = torch.rand(N)
     meta = torch.empty(N, device="meta")
-    with pytest.raises(UsageError, match="argument 'out_ptr': a 'meta' tensor .* no data"):
+    with pytest.raises(UsageError, match=r"argument 'out_ptr': a 'meta' tensor .* no data"):
         kernel[(1,)](x, meta, N, BLOCK=N)  # cold
     _checked_copy(kernel, x, torch.empty(N))
     for _ in range(2):  # warm: the same key as a host tensor's, it must not launch
@@ -149,9 +149,9 @@ def test_torch_tensors_on_the_other_device_on_a_gpu(path):
     gpu_kernel[(1,)](x_gpu, out, N, BLOCK=N)
     torch.testing.assert_close(out.cpu(), x_host)
     for _ in range(2):  # warm kernels of both backends
-        with pytest.raises(UsageError, match="'cpu' backend .* live on 'cuda'"):
+        with pytest.raises(UsageError, match=r"'cpu' backend .* live on 'cuda'"):
             cpu_kernel[(1,)](x_host, torch.empty(N, device="cuda"), N, BLOCK=N)
-        with pytest.raises(UsageError, match="'cuda' backend .* live on 'cpu'"):
+        with pytest.raises(UsageError, match=r"'cuda' backend .* live on 'cpu'"):
             gpu_kernel[(1,)](x_gpu, torch.empty(N), N, BLOCK=N)
         with pytest.raises(UsageError, match="different devices"):
             _copy_kernel()[(1,)](x_gpu, torch.empty(N), N, BLOCK=N)
