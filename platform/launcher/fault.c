@@ -81,7 +81,8 @@ static LONG WINAPI on_exception(EXCEPTION_POINTERS *info) {
                   : code == EXCEPTION_INT_DIVIDE_BY_ZERO || code == EXCEPTION_INT_OVERFLOW
                         ? TL_FAULT_ARITHMETIC
                         : TL_FAULT_INSTRUCTION;
-    t->address = record->NumberParameters >= 2 ? (uintptr_t)record->ExceptionInformation[1] : 0;
+    t->address = record->NumberParameters >= 2 ? (uintptr_t)record->ExceptionInformation[1]
+                                                : TL_FAULT_ADDRESS_UNKNOWN;
     longjmp(t->jump, 1);
 }
 
@@ -136,7 +137,10 @@ static void on_signal(int sig, siginfo_t *info, void *context) {
     armed = NULL;
     t->kind = sig == SIGFPE ? TL_FAULT_ARITHMETIC : sig == SIGILL ? TL_FAULT_INSTRUCTION
                                                                   : TL_FAULT_MEMORY;
-    t->address = (uintptr_t)info->si_addr;
+    /* si_addr is the faulting address only for a fault the hardware raised (si_code > 0); a
+     * handler installed after this one (faulthandler) passes a fault on with raise(), and then
+     * it holds the sender's pid. */
+    t->address = info->si_code > 0 ? (uintptr_t)info->si_addr : TL_FAULT_ADDRESS_UNKNOWN;
     siglongjmp(t->jump, 1);
 }
 

@@ -189,7 +189,9 @@ PyObject *tl_py_fault_error(const tl_fault *f, const uint32_t grid[3]) {
         snprintf(where, sizeof where, "in one of the programs with linear ids %lld..%lld",
                  (long long)f->begin, (long long)(f->end - 1));
     }
-    if (f->kind == TL_FAULT_MEMORY) {
+    if (f->kind == TL_FAULT_MEMORY && f->address == TL_FAULT_ADDRESS_UNKNOWN) {
+        snprintf(what, sizeof what, "accessed memory outside its arguments (address unknown)");
+    } else if (f->kind == TL_FAULT_MEMORY) {
         snprintf(what, sizeof what, "accessed memory outside its arguments: address 0x%llx",
                  (unsigned long long)f->address);
     } else if (f->kind == TL_FAULT_ARITHMETIC) {

@@ -36,8 +36,9 @@ typedef void (*tl_entry_fn)(const uint64_t *args, int32_t gx, int32_t gy, int32_
 /* What kind of fault stopped a grid. */
 enum { TL_FAULT_MEMORY = 1, TL_FAULT_ARITHMETIC = 2, TL_FAULT_INSTRUCTION = 3 };
 
-/* The first fault of a grid run: its kind, the data address when known (memory faults), and
- * the chunk of program ids begin..end-1 that was running. */
+/* The first fault of a grid run: its kind, the data address when known (memory faults; else
+ * TL_FAULT_ADDRESS_UNKNOWN), and the chunk of program ids begin..end-1 that was running. */
+#define TL_FAULT_ADDRESS_UNKNOWN UINTPTR_MAX
 typedef struct {
     int kind;
     uintptr_t address;

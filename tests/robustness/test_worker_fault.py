@@ -1,8 +1,9 @@
 """A memory fault in a grid thread other than the launching one (a pool worker, or a thread of
 its own when the pool is busy) becomes a LaunchError in the launching thread, and the pool goes
-on running grids. The kernel faults only off the launching thread, so the fault is a worker's
-every time; each scenario runs in a child process, so a fault that is not trapped fails the
-test instead of ending pytest."""
+on running grids; so does a fault that a handler installed later (faulthandler) passes on. The
+kernel faults only off the launching thread (or anywhere), so the fault is a worker's every
+time; each scenario runs in a child process, so a fault that is not trapped fails the test
+instead of ending pytest."""
 
 from __future__ import annotations
 
@@ -137,5 +138,22 @@ def test_a_fault_in_a_spawned_thread_is_a_launch_error() -> None:
         assert error and "accessed memory outside its arguments: address 0x8" in error, error
         holder.join()
         counts, error = run(256, 4, 0, spin=1000)
+        assert error is None and (counts == 1).all(), (error, counts)
+    """)
+
+
+def test_a_fault_passed_on_by_a_later_faulthandler_is_a_launch_error_without_an_address() -> None:
+    # faulthandler, enabled after the launcher installed its handler, reports the fault, then
+    # restores the launcher's handler and raises the signal again: that signal carries the
+    # sender's pid where a fault has its address, which must not be reported as one.
+    run_child("""
+        import faulthandler
+        run(8, 2, 0, spin=10)  # installs the launcher's handler
+        faulthandler.enable()
+        counts, error = run(64, 1, 1)  # every program faults (no thread has id 1)
+        assert error and "accessed memory outside its arguments (address unknown)" in error, error
+        counts, error = run(64, 1, 1)  # faulthandler is off again: the fault's own address
+        assert error and "accessed memory outside its arguments: address 0x8" in error, error
+        counts, error = run(64, 2, 0, spin=1000)
         assert error is None and (counts == 1).all(), (error, counts)
     """)
