@@ -16,7 +16,7 @@ import numpy as np
 from . import data
 from .dtypes import BF16, DType
 from .numerics import from_storage, same_bits, to_storage, ulps
-from .program import Case, numel
+from .program import Case, numel, walk
 from .reference import Expect, expected_output
 from .render import source
 
@@ -114,9 +114,24 @@ def compare(got: np.ndarray, want: Expect, t: DType) -> tuple[np.ndarray, int]:
     return np.flatnonzero(live & ~good), int(live.sum())
 
 
+def consistent(case: Case) -> bool:
+    """Every operand broadcasts to its user's shape (a guard against generator bugs)."""
+    for n in walk(case.kernel.root):
+        if n.op in ("bin", "cmp", "where", "minmax"):
+            for a in n.args:
+                shape = (1,) * (len(n.shape) - len(a.shape)) + a.shape
+                if len(a.shape) > len(n.shape) or any(
+                    p not in (1, q) for p, q in zip(shape, n.shape)
+                ):
+                    return False
+    return True
+
+
 def run_case(case: Case, folder: Path) -> Outcome:
     from tilec.errors import TilecError
 
+    if not consistent(case):
+        return Outcome("reference-error", "the generator built operands of mismatched shapes")
     try:
         data_ = make_launch(case)
         got = launch(case, data_, folder)

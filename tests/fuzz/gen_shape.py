@@ -65,7 +65,7 @@ class ShapeOps:
             axis = d.int(0, len(shape))
             src = shape[:axis] + (pick(d, DIMS),) + shape[axis:]
         if len(src) > 3 or numel(src) > MAX_NUMEL:
-            return self.leaf(shape)
+            return self.value(shape, depth)
         x = self.value(src, depth)
         if x.dtype.is_bool or (kind in ("argmax", "argmin") and x.dtype.is_bool):
             x = self.cast_to(x, D.I8)
@@ -84,8 +84,8 @@ class ShapeOps:
         x = self.no_bool(self.value(shape, depth))
         if kind in ("scan_xor", "scan_or"):
             x = self.integer(x)
-        if kind in ("cumsum", "cumprod") and x.dtype.is_float and not root:
-            kind = "scan_max"
+        if x.dtype.is_float and (kind == "scan_add" or (kind in ("cumsum", "cumprod") and not root)):
+            kind = "scan_max"  # float sums are approximate: only at the root
         t = x.dtype
         if kind in ("cumsum", "cumprod") and t == D.BF16:
             t = D.F32
@@ -134,7 +134,7 @@ class ShapeOps:
             b = self.cast_to(self.value(half, depth), a.dtype)
             return Node("interleave", (a, b), a.dtype, shape)
         if len(shape) >= 3 or 2 * numel(shape) > MAX_NUMEL:
-            return self.leaf(shape)
+            return self.value(shape, depth)
         x = self.value((*shape, 2), depth)
         return Node("split", (x,), x.dtype, shape, (d.int(0, 1),))
 
@@ -151,7 +151,7 @@ class ShapeOps:
     def math(self, shape: Shape, depth: int, root: bool) -> Node:
         d = self.d
         if not root:
-            return self.leaf(shape)
+            return self.value(shape, depth)
         fn = pick(d, MATH)
         t = pick(d, (D.F32, D.F64))
         count = {"div_rn": 2, "fma": 3}.get(fn, 1)

@@ -1,0 +1,45 @@
+"""CUDA against the CPU backend: the same case launched on both (CUDA buffers are torch CUDA
+tensors), the CPU checked against the reference first, then CUDA against the CPU bit for bit on
+every defined lane (approximate roots: within twice the reference's bound)."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+from .check import Outcome, compare, launch, make_launch
+from .program import Case
+from .reference import Expect, expected_output
+
+
+def cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def run_pair(case: Case, folder: Path) -> Outcome:
+    from tilec.errors import TilecError
+
+    t = case.kernel.out_dtype
+    data = make_launch(case)
+    try:
+        cpu = launch(case, data, folder, "cpu")
+        gpu = launch(case, data, folder, "cuda")
+    except TilecError as exc:
+        return Outcome("error", f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
+    except Exception as exc:  # noqa: BLE001 (any other exception is a tilec bug to report)
+        return Outcome("crash", traceback.format_exception_only(type(exc), exc)[-1][:300])
+    want = expected_output(case, data.inputs, data.initial)
+    bad, _ = compare(cpu, want, t)
+    if len(bad):
+        lanes = ", ".join(f"[{i}] cpu {cpu[i]!r} want {want.values[i]!r}" for i in bad[:4])
+        return Outcome("mismatch", f"cpu vs reference, {len(bad)} lanes: {lanes}", list(bad))
+    atol = None if want.atol is None else 2 * want.atol
+    bad, compared = compare(gpu, Expect(cpu, want.undefined, 2 * want.ulps, atol), t)
+    if len(bad):
+        lanes = ", ".join(f"[{i}] cuda {gpu[i]!r} cpu {cpu[i]!r}" for i in bad[:4])
+        return Outcome("mismatch", f"cuda vs cpu, {len(bad)} lanes: {lanes}", list(bad), compared)
+    return Outcome("ok", compared=compared)
