@@ -19,7 +19,7 @@ from ...artifacts import AssertInfo
 from ...llvm import types as T
 from ...llvm.intrinsics import declare
 from ..lower import Lowering
-from ..nest import each_index, emit_nest, range_form, row_limit
+from ..nest import counted_loop, each_index, emit_nest, range_form, row_limit
 from ..scalar import to_compute
 from ..tiles import ConstTile, Index, Scope, Tile
 
@@ -223,24 +223,52 @@ def _scan_affine_rows(
     ext: list[ir.Value],
     any_slot: ir.Value,
 ) -> bool:
-    """The common case in O(1) per row: addresses affine along each row (a known stride) and
-    the active lanes a prefix of it (no mask, or a range mask such as ``offs < n``). The
-    accessed bytes then lie between the first and the last active lane's, and one extent is
-    an interval, so checking those two lanes checks the row. False when it does not apply."""
+    """Rows whose addresses are affine (a known stride) in O(1) each: the accessed bytes lie
+    between the first and the last lane's, and one extent is an interval, so checking those
+    two lanes checks the row. The lanes are the active prefix under no mask or a range mask
+    (``offs < n``); under another mask, the whole row, and only a row that fails that goes
+    lane by lane (its masked-off lanes may lie outside). False when it does not apply."""
     form = range_form(mask) if mask is not None else None
-    if ptr.stride() is None or op.n_extents != 1 or (mask is not None and form is None):
+    if ptr.stride() is None or op.n_extents != 1:
         return False
     b, n = lw.b, ptr.shape[-1]
 
-    def row(s: Scope, outer: Index) -> None:
-        lim = row_limit(s, form, outer, n) if form is not None else s.const(n)
-        last = s.b.sub(lim, s.const(1))
+    def ends_bad(s: Scope, outer: Index, lim: ir.Value) -> ir.Value:
         some = s.b.icmp_signed(">", lim, s.zero)
+        last = s.b.select(some, s.b.sub(lim, s.const(1)), s.zero)
         first_bad, _ = _bad_lane(s.b, s.get(ptr, (*outer, s.zero)), some, ext)
-        safe_last = s.b.select(some, last, s.zero)
-        last_bad, _ = _bad_lane(s.b, s.get(ptr, (*outer, safe_last)), some, ext)
-        seen = s.b.load(any_slot, typ=T.i1)
-        s.b.store(s.b.or_(seen, s.b.or_(first_bad, last_bad)), any_slot)
+        last_bad, _ = _bad_lane(s.b, s.get(ptr, (*outer, last)), some, ext)
+        return s.b.or_(first_bad, last_bad)
+
+    def row(s: Scope, outer: Index) -> None:
+        if mask is None or form is not None:
+            lim = row_limit(s, form, outer, n) if form is not None else s.const(n)
+            bad = ends_bad(s, outer, lim)
+        else:
+            bad = _lanes_if(s, outer, ends_bad(s, outer, s.const(n)))
+        s.b.store(s.b.or_(s.b.load(any_slot, typ=T.i1), bad), any_slot)
+
+    def _lanes_if(s: Scope, outer: Index, row_bad: ir.Value) -> ir.Value:
+        assert mask is not None
+        fn = s.b.function
+        pre = s.b.block
+        slow, done = fn.append_basic_block("bounds.row"), fn.append_basic_block("bounds.row.end")
+        s.b.cbranch(row_bad, slow, done)
+        s.b.position_at_end(slow)
+        found = lw.slot(T.i1)
+        s.b.store(ir.Constant(T.i1, 0), found)
+        with counted_loop(s.b, s.zero, s.const(n), "bounds.lane", unroll=False) as i:
+            lane = Scope(s.b, parent=s)
+            bad, _ = _bad_lane(s.b, lane.get(ptr, (*outer, i)), lane.get(mask, (*outer, i)), ext)
+            s.b.store(s.b.or_(s.b.load(found, typ=T.i1), bad), found)
+        result = s.b.load(found, typ=T.i1)
+        slow_end = s.b.block
+        s.b.branch(done)
+        s.b.position_at_end(done)
+        phi = s.b.phi(T.i1)
+        phi.add_incoming(ir.Constant(T.i1, 0), pre)
+        phi.add_incoming(result, slow_end)
+        return phi
 
     each_index(b, ptr.shape[:-1], row)
     return True
