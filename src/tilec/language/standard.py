@@ -2,7 +2,8 @@
 
 Each is inlined into the calling kernel. Reductions follow Triton 3.9: ``sum`` of integers
 narrower than 32 bits accumulates in (u)int32; ``max``/``min`` compute sub-32-bit inputs in
-fp32/int32; ``argmax``/``argmin`` break ties toward the lower index.
+fp32/int32; ``argmax``/``argmin`` skip NaN (as ``max``/``min`` do; a row of NaNs only gives
+index 0) and break ties toward the lower index (the higher with ``tie_break_left=False``).
 """
 
 # mypy: ignore-errors
@@ -95,19 +96,32 @@ def xor_sum(input, axis=None, keep_dims=False):
 
 
 @library
-def _with_indices(input, axis, combine, keep_dims):
+def _with_indices(input, axis, combine, keep_dims, worst, left):
     if axis is None:
         input = tl.ravel(input)
         axis = 0
         if keep_dims:
             tl.static_assert(False, "keep_dims with axis=None and return_indices is not supported")
-    index = tl.arange(0, input.shape[axis])
+    n = input.shape[axis]
+    index = tl.arange(0, n)
     for _ in tl.static_range(axis):
         index = tl.expand_dims(index, 0)
     for _ in tl.static_range(len(input.shape) - axis - 1):
         index = tl.expand_dims(index, len(index.shape))
     index = tl.broadcast_to(index, input.shape)
-    return tl.reduce((input, index), axis, combine, keep_dims=keep_dims)
+    if not input.dtype.is_floating():
+        return tl.reduce((input, index), axis, combine, keep_dims=keep_dims)
+    # NaN is skipped, as max/min skip it: it becomes the worst value with an index past the
+    # far end of the tie-break order, so a number (even an equal -inf/inf) wins and the
+    # combine sees no NaN (it then is a total order: any combining order gives one answer)
+    nan = input != input
+    input = tl.where(nan, worst, input)
+    index = tl.where(nan, index + n if left else index - n, index)
+    value, index = tl.reduce((input, index), axis, combine, keep_dims=keep_dims)
+    all_nan = (index >= n) | (index < 0)  # only NaNs: the first (last) of them
+    value = tl.where(all_nan, float("nan"), value)
+    index = tl.where(index >= n, index - n, tl.where(index < 0, index + n, index))
+    return value, index
 
 
 @library(member=True)
@@ -115,9 +129,9 @@ def max(
     input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
 ):
     if return_indices:
-        if return_indices_tie_break_left:
-            return _with_indices(input, axis, _argmax_combine, keep_dims)
-        return _with_indices(input, axis, _argmax_combine_right, keep_dims)
+        left = return_indices_tie_break_left
+        combine = _argmax_combine if left else _argmax_combine_right
+        return _with_indices(input, axis, combine, keep_dims, -float("inf"), left)
     input = input.to(_minmax_dtype(input.dtype))
     return tl.reduce(input, axis, _max_combine, keep_dims=keep_dims)
 
@@ -127,9 +141,9 @@ def min(
     input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
 ):
     if return_indices:
-        if return_indices_tie_break_left:
-            return _with_indices(input, axis, _argmin_combine, keep_dims)
-        return _with_indices(input, axis, _argmin_combine_right, keep_dims)
+        left = return_indices_tie_break_left
+        combine = _argmin_combine if left else _argmin_combine_right
+        return _with_indices(input, axis, combine, keep_dims, float("inf"), left)
     input = input.to(_minmax_dtype(input.dtype))
     return tl.reduce(input, axis, _min_combine, keep_dims=keep_dims)
 
