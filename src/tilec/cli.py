@@ -1,7 +1,8 @@
 """The ``tilec`` command line: ``doctor``, ``compile``, ``cache`` and ``--version``.
 
 Argument parsing lives here; each subcommand's work lives with the concept it belongs to and is
-imported only when that subcommand runs. Exit codes come from the error class (UsageError → 2).
+imported only when that subcommand runs. Exit codes come from the error class (UsageError → 2);
+a CompileError, a mistake in the user's kernel, is a usage error of the command line too (2).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from ._version import __version__
-from .errors import TilecError
+from .errors import CompileError, TilecError
 
 
 def _doctor(ns: argparse.Namespace) -> int:
@@ -86,6 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(ns.func(ns))
+    except CompileError as exc:  # a mistake in the user's kernel: a usage error of the CLI
+        print(f"tilec: error: {exc}", file=sys.stderr)
+        return 2
     except TilecError as exc:
         print(f"tilec: error: {exc}", file=sys.stderr)
         return exc.exit_code
