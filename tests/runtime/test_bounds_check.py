@@ -302,6 +302,23 @@ def test_a_compiled_kernel_launched_directly_is_checked() -> None:
         compiled[(1,)](x, reversed_aligned, 64, 64)
 
 
+@tilec.jit
+def read_either(a_ptr, b_ptr, out_ptr, use_a, i):
+    p = a_ptr if use_a != 0 else b_ptr  # a pointer from one of two arguments
+    tl.store(out_ptr, tl.load(p + i))
+
+
+def test_a_pointer_from_either_argument_is_checked_against_both() -> None:
+    a, b = np.arange(4, dtype=np.float32), np.arange(10, 18, dtype=np.float32)
+    out = np.zeros(1, np.float32)
+    read_either[(1,)](a, b, out, 0, 7, debug=True)
+    assert out[0] == 17
+    a_lo = a.ctypes.data
+    i = next(k for k in (8, -1, 64, -64) if not a_lo <= b.ctypes.data + 4 * k < a_lo + 16)
+    with pytest.raises(OutOfBoundsError, match=rf"load through argument 'b_ptr'.*offset {4 * i} "):
+        read_either[(1,)](a, b, out, 0, i, debug=True)
+
+
 def test_environment_turns_debug_mode_on() -> None:
     for name in ("TILEC_DEBUG", "TRITON_DEBUG"):
         assert config.Config.from_env({name: "1"}).debug
