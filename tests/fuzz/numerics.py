@@ -37,7 +37,8 @@ def round_float(x: np.ndarray, t: DType) -> np.ndarray:
     v = x[ok]
     _, e = np.frexp(v)
     q = np.maximum(e - 1, emin) - (p - 1)  # exponent of the last kept bit
-    r = np.ldexp(np.rint(np.ldexp(v, -q)), q)
+    with np.errstate(over="ignore"):  # rounding up past the largest double: inf, as wanted
+        r = np.ldexp(np.rint(np.ldexp(v, -q)), q)
     r[np.abs(r) > biggest] = np.copysign(np.inf, r[np.abs(r) > biggest])
     out[ok] = r
     return out.astype(t.np_value)

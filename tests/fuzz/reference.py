@@ -23,6 +23,10 @@ from .reference_ops import MATH_ULPS, math_fn, reduce_op, scan_op
 
 Value = tuple[np.ndarray, np.ndarray]  # values, undefined lanes
 
+# Semantics that Triton defines and tilec is being changed to follow; CI (test_fuzz.py) skips
+# the lanes they decide until the change lands, long runs (run.py) check them.
+PENDING = frozenset({"argmax-nan", "neg-zero"})
+
 
 @dataclass
 class Expect:
@@ -40,7 +44,10 @@ def is_approximate(node: Node) -> bool:
 
 
 class Evaluator:
-    def __init__(self, case: Case, inputs: list[np.ndarray], pid: int) -> None:
+    def __init__(
+        self, case: Case, inputs: list[np.ndarray], pid: int, pending: frozenset[str] = frozenset()
+    ) -> None:
+        self.pending = pending
         self.case = case
         self.inputs = inputs
         self.pid = pid
@@ -176,6 +183,8 @@ class Evaluator:
         if fn in ("floor", "ceil"):
             return getattr(np, fn)(x), u
         if t.is_float:
+            if fn == "neg" and "neg-zero" in self.pending:
+                u = u | (x == 0)
             return (-x if fn == "neg" else np.abs(x)), u
         ints = as_ints(x)
         if fn == "neg":
@@ -237,8 +246,11 @@ def _int_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.
     return wrap(r, t), undefined
 
 
-def expected_output(case: Case, inputs: list[np.ndarray], initial: np.ndarray) -> Expect:
-    """The whole output buffer after the launch, from its ``initial`` contents."""
+def expected_output(
+    case: Case, inputs: list[np.ndarray], initial: np.ndarray, pending: frozenset[str] = frozenset()
+) -> Expect:
+    """The whole output buffer after the launch, from its ``initial`` contents. Lanes that
+    depend on a semantics named in ``pending`` (PENDING: fixes under way) are not compared."""
     k = case.kernel
     t = k.out_dtype
     out = initial.copy()
@@ -247,7 +259,7 @@ def expected_output(case: Case, inputs: list[np.ndarray], initial: np.ndarray) -
     size = numel(k.root.shape)
     ulps = 0
     for pid in range(k.grid):
-        ev = Evaluator(case, inputs, pid)
+        ev = Evaluator(case, inputs, pid, pending)
         v, u = ev.run()
         y, u2 = convert(v, k.root.dtype, t)
         y, u = y.reshape(-1), (u | u2).reshape(-1)

@@ -41,6 +41,8 @@ def reduce_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tup
     xs, us = _move(x, axis), _move(u, axis)
     undefined = _place(us.any(axis=-1), n, axis)
     if kind == "argmax" or kind == "argmin":
+        if "argmax-nan" in ev.pending and src.is_float:
+            undefined = undefined | _place(np.isnan(xs.astype(np.float64)).any(axis=-1), n, axis)
         f = np.argmax if kind == "argmax" else np.argmin
         return _place(f(xs, axis=-1).astype(np.int32), n, axis), undefined
     if t.is_int and kind in ("sum", "xor_sum"):

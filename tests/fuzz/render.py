@@ -63,7 +63,7 @@ def _expr(node: Node, names: dict[int, str]) -> str:  # noqa: C901 (one case per
         return f"tl.reshape({a[0]}, {_shape_text(attr[0])})"
     if op == "permute":
         perm, short = attr
-        if len(perm) == 2 and short:
+        if tuple(perm) == (1, 0) and short:
             return f"tl.trans({a[0]})"
         return f"tl.permute({a[0]}, {tuple(perm)})" if short else f"{a[0]}.permute{tuple(perm)}"
     if op == "expand_dims":
