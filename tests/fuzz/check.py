@@ -53,7 +53,7 @@ def make_launch(case: Case) -> Launch:
     return Launch(inputs, initial)
 
 
-def buffer(values: np.ndarray, t: DType, device: str = "cpu"):  # noqa: ANN201 (array or tensor)
+def buffer(values: np.ndarray, t: DType, device: str = "cpu"):  # array or tensor
     raw = to_storage(values, t).copy()
     if t == BF16 or device != "cpu":
         import torch
@@ -64,7 +64,7 @@ def buffer(values: np.ndarray, t: DType, device: str = "cpu"):  # noqa: ANN201 (
     return raw
 
 
-def read_back(buf, t: DType) -> np.ndarray:  # noqa: ANN001
+def read_back(buf, t: DType) -> np.ndarray:
     if isinstance(buf, np.ndarray):
         return from_storage(buf, t)
     import torch
@@ -77,7 +77,7 @@ def read_back(buf, t: DType) -> np.ndarray:  # noqa: ANN001
 _MODULES: dict[str, object] = {}
 
 
-def load_kernel(text: str, folder: Path):  # noqa: ANN201 (a tilec JITFunction)
+def load_kernel(text: str, folder: Path):  # a tilec JITFunction
     name = "tilec_fuzz_" + hashlib.sha1(text.encode()).hexdigest()[:16]
     if name in _MODULES:
         return _MODULES[name].kernel  # type: ignore[attr-defined]
@@ -137,7 +137,7 @@ def run_case(case: Case, folder: Path, pending: frozenset[str] = frozenset()) ->
         got = launch(case, data_, folder)
     except TilecError as exc:
         return Outcome("error", f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
-    except Exception as exc:  # noqa: BLE001 (any other exception is a tilec bug to report)
+    except Exception as exc:  # any other exception is a tilec bug to report
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return Outcome("crash", tb[:300])
     want = expected_output(case, data_.inputs, data_.initial, pending)

@@ -30,7 +30,7 @@ def run_pair(case: Case, folder: Path) -> Outcome:
         gpu = launch(case, data, folder, "cuda")
     except TilecError as exc:
         return Outcome("error", f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
-    except Exception as exc:  # noqa: BLE001 (any other exception is a tilec bug to report)
+    except Exception as exc:  # any other exception is a tilec bug to report
         return Outcome("crash", traceback.format_exception_only(type(exc), exc)[-1][:300])
     want = expected_output(case, data.inputs, data.initial)
     bad, _ = compare(cpu, want, t)

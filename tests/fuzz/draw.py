@@ -50,5 +50,3 @@ def pick(d: Draw, seq: Sequence[T]) -> T:
 def coin(d: Draw, percent: int) -> bool:
     """True with ``percent`` % probability; the simplest draw (0) says False."""
     return d.int(0, 99) >= 100 - percent
-
-

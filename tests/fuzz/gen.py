@@ -10,9 +10,9 @@ operand combination is one Triton accepts (casts are inserted where it would not
 from __future__ import annotations
 
 from . import dtypes as D
-from .dtypes import DType
 from .draw import Draw, coin, pick
-from .gen_shape import MAX_NUMEL, ShapeOps, random_shape
+from .dtypes import DType
+from .gen_shape import ShapeOps, random_shape
 from .program import Case, Input, Kernel, Node, Shape, numel
 
 MAX_NODES = 40  # compile time grows with the kernel; failures shrink anyway
@@ -161,16 +161,18 @@ class Generator(ShapeOps):
             a, b = self.integer(a), self.integer(b)
         else:
             a, b = self.no_bool(a), self.no_bool(b)
-        if div and a.dtype.is_int and b.dtype.is_int and not (a.is_literal or b.is_literal):
-            if not D.same_signedness(a.dtype, b.dtype):
-                b = self.cast_to(b, a.dtype)
+        mixed = not (a.is_literal or b.is_literal or D.same_signedness(a.dtype, b.dtype))
+        if div and a.dtype.is_int and b.dtype.is_int and mixed:
+            b = self.cast_to(b, a.dtype)  # Triton rejects / // % of mixed signedness
         a, b = self.refit(a, b), self.refit(b, a)
         t = D.computation_type(a.dtype, a.is_literal, b.dtype, b.is_literal, div)
         if a.is_literal and b.is_literal:
             a = self.value(shape, depth)
             return self.binary_node(sym, a, b, shape)
         if sym in ("<<", ">>") and not b.is_literal and coin(d, 80):
-            b = Node("bin", (b, Node("lit", (), D.I32, (), (t.bits - 1,))), b.dtype, b.shape, ("&",))
+            b = Node(
+                "bin", (b, Node("lit", (), D.I32, (), (t.bits - 1,))), b.dtype, b.shape, ("&",)
+            )
         return self.binary_node(sym, a, b, shape)
 
     def refit(self, lit: Node, other: Node) -> Node:
@@ -192,7 +194,9 @@ class Generator(ShapeOps):
             a = self.value(shape, depth)
         if a.is_literal and b.is_literal:
             a = self.value(shape, depth)
-        return Node("cmp", (a, b), D.BOOL, shape, (pick(self.d, ("<", "<=", ">", ">=", "==", "!=")),))
+        return Node(
+            "cmp", (a, b), D.BOOL, shape, (pick(self.d, ("<", "<=", ">", ">=", "==", "!=")),)
+        )
 
     def where(self, shape: Shape, depth: int, root: bool) -> Node:
         cond = self.value(shape, depth)

@@ -58,12 +58,12 @@ class ShapeOps:
             src, axis = random_shape(d, len(shape)), None
         elif keep:
             axis = pick(d, ones)
-            src = shape[:axis] + (pick(d, DIMS[1:]),) + shape[axis + 1 :]
+            src = (*shape[:axis], pick(d, DIMS[1:]), *shape[axis + 1 :])
         elif not shape and coin(d, 50):
             src, axis = random_shape(d, d.int(1, 3), 64), None
         else:
             axis = d.int(0, len(shape))
-            src = shape[:axis] + (pick(d, DIMS),) + shape[axis:]
+            src = (*shape[:axis], pick(d, DIMS), *shape[axis:])
         if len(src) > 3 or numel(src) > MAX_NUMEL:
             return self.value(shape, depth)
         x = self.value(src, depth)
@@ -84,7 +84,9 @@ class ShapeOps:
         x = self.no_bool(self.value(shape, depth))
         if kind in ("scan_xor", "scan_or"):
             x = self.integer(x)
-        if x.dtype.is_float and (kind == "scan_add" or (kind in ("cumsum", "cumprod") and not root)):
+        if x.dtype.is_float and (
+            kind == "scan_add" or (kind in ("cumsum", "cumprod") and not root)
+        ):
             kind = "scan_max"  # float sums are approximate: only at the root
         t = x.dtype
         if kind in ("cumsum", "cumprod") and t == D.BF16:
@@ -129,7 +131,7 @@ class ShapeOps:
             b = self.cast_to(self.value(shape[:-1], depth), a.dtype)
             return Node("join", (a, b), a.dtype, shape)
         if shape[-1] % 2 == 0 and coin(d, 40):
-            half = shape[:-1] + (shape[-1] // 2,)
+            half = (*shape[:-1], shape[-1] // 2)
             a = self.value(half, depth)
             b = self.cast_to(self.value(half, depth), a.dtype)
             return Node("interleave", (a, b), a.dtype, shape)

@@ -81,8 +81,10 @@ def ordered(x: np.ndarray) -> np.ndarray:
         i = x.view(np.int64).astype(object)
         top = 1 << 63
     else:
-        i = x.astype(np.float32).view(np.int32).astype(object) if x.dtype != np.float32 else (
-            x.view(np.int32).astype(object)
+        i = (
+            x.astype(np.float32).view(np.int32).astype(object)
+            if x.dtype != np.float32
+            else (x.view(np.int32).astype(object))
         )
         top = 1 << 31
     return np.array([v if v >= 0 else -(v + top) for v in i.reshape(-1)], dtype=object).reshape(

@@ -70,7 +70,7 @@ class Evaluator:
         y, u2 = convert(x, node.dtype, t)
         return np.broadcast_to(y, shape).copy(), np.broadcast_to(u | u2, shape).copy()
 
-    def node(self, n: Node, memo: dict) -> Value:  # noqa: C901 (one case per op)
+    def node(self, n: Node, memo: dict) -> Value:  # one case per op
         op, a, shape = n.op, n.args, n.shape
         none = np.zeros(shape, bool)
         if op == "load":
@@ -122,7 +122,7 @@ class Evaluator:
         op, shape = n.op, n.shape
         vals = [memo[id(x)] for x in n.args]
 
-        def both(f):  # noqa: ANN001, ANN202 (applies a shape function to values and lanes)
+        def both(f):  # applies a shape function to values and lanes
             return tuple(np.ascontiguousarray(f(k)) for k in (0, 1))
 
         if op == "reshape":

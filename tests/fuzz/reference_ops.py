@@ -50,8 +50,10 @@ def reduce_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tup
         if kind == "sum":
             r = ints.sum(axis=-1)
         else:
-            r = np.bitwise_xor.reduce(ints, axis=-1) if ints.shape[-1] else np.zeros(
-                ints.shape[:-1], object
+            r = (
+                np.bitwise_xor.reduce(ints, axis=-1)
+                if ints.shape[-1]
+                else np.zeros(ints.shape[:-1], object)
             )
         return _place(wrap(np.asarray(r, dtype=object), t), n, axis), undefined
     if kind in ("max", "min"):

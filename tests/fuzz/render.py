@@ -30,7 +30,7 @@ def _shape_text(shape: Shape) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _expr(node: Node, names: dict[int, str]) -> str:  # noqa: C901 (one case per op)
+def _expr(node: Node, names: dict[int, str]) -> str:  # one case per op
     a = [names[id(x)] for x in node.args]
     op, attr = node.op, node.attr
     if op == "bin" or op == "cmp":
@@ -118,7 +118,12 @@ def source(k: Kernel, name: str = "kernel") -> str:
     lines = ["import tilec", "import tilec.language as tl", ""]
     for c in k.combine:
         lines += ["", "@tilec.jit", f"def combine_{c}(a, b):", f"    return {COMBINE[c]}", ""]
-    lines += ["", "@tilec.jit", f"def {name}({', '.join(params(k))}):", "    pid = tl.program_id(0)"]
+    lines += [
+        "",
+        "@tilec.jit",
+        f"def {name}({', '.join(params(k))}):",
+        "    pid = tl.program_id(0)",
+    ]
     for i, x in enumerate(k.inputs):
         lines.append(f"    o{i} = {offsets(x.shape, f'pid * {numel(x.shape)}')}")
         mask = f", mask=o{i} < n{i}" if x.masked else ""

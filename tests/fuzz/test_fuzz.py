@@ -8,21 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from .check import run_case  # noqa: E402
-from .check_cuda import cuda_available, run_pair  # noqa: E402
-from .gen import generate  # noqa: E402
-from .program import Case  # noqa: E402
-from .reference import PENDING  # noqa: E402
-from .repro import script  # noqa: E402
+from .check import run_case
+from .check_cuda import cuda_available, run_pair
+from .gen import generate
+from .program import Case
+from .reference import PENDING
+from .repro import script
 
 EXAMPLES = 40
-
-
 
 
 @st.composite

@@ -44,7 +44,11 @@ def labels(case: Case) -> list[str]:
             found.add("f64-to-f16")
         if n.op in ("minmax",) and n.dtype.is_float:
             found.add("nan-minmax")
-        if n.op in ("reduce", "scan") and n.attr[0] in ("max", "min", "scan_max") and n.dtype.is_float:
+        if (
+            n.op in ("reduce", "scan")
+            and n.attr[0] in ("max", "min", "scan_max")
+            and n.dtype.is_float
+        ):
             found.add("nan-minmax")
         if n.op == "cast" and src and src.is_float and n.dtype.is_int and not n.attr[1]:
             found.add("float-to-int")

@@ -30,7 +30,7 @@ def safe_run(case: Case, folder: Path, backend: str) -> Outcome:
 
             return run_pair(case, folder)
         return run_case(case, folder)
-    except Exception:  # noqa: BLE001 (the reference itself failed: a fuzzer bug to report)
+    except Exception:  # the reference itself failed: a fuzzer bug to report
         return Outcome("reference-error", traceback.format_exc()[-600:])
 
 
@@ -50,8 +50,10 @@ def main() -> None:
         if outcome.status == "ok":
             continue
         # shrinking costs dozens of compiles: once per kind of failure and worker
-        rough = outcome.status + ":" + (
-            ",".join(labels(case)) if outcome.status == "mismatch" else outcome.detail[:60]
+        rough = (
+            outcome.status
+            + ":"
+            + (",".join(labels(case)) if outcome.status == "mismatch" else outcome.detail[:60])
         )
         if args.shrink and rough not in shrunk and outcome.status != "reference-error":
             shrunk.add(rough)
@@ -73,7 +75,7 @@ def main() -> None:
 def _script(case: Case, outcome: Outcome) -> str:
     try:
         return script(case, outcome.bad_lanes or None)
-    except Exception:  # noqa: BLE001 (a failure to print must not lose the finding)
+    except Exception:  # a failure to print must not lose the finding
         return traceback.format_exc()
 
 
