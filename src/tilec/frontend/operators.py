@@ -13,6 +13,7 @@ from ..errors import CompileError, TileTypeError, UnsupportedSyntax
 from ..ir.builder import Builder
 from ..ir.ops import BinaryKind as BK
 from . import arith
+from . import semantics as S
 from .builtin import METHODS, BoundMethod
 from .values import Struct, Tensor, leaves, unwrap
 
@@ -132,6 +133,10 @@ def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
         from .builtins_blockptr import struct_attribute
 
         return struct_attribute(base, attr)
+    if S.is_number(base) and not hasattr(base, attr):
+        # Triton makes a number assigned to a plain name a tensor, so ``v = 1; v.dtype`` and
+        # ``v.to(...)`` work; here it stays a constant until a tensor's attribute is asked for
+        return get_attribute(cg, S.to_tensor(cg.b, base), attr)
     try:
         return unwrap(getattr(base, attr))
     except CompileError:  # e.g. UnsupportedName: a Triton name tilec does not provide
