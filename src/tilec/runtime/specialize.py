@@ -149,7 +149,9 @@ def _describe_torch(t: Any) -> tuple[PointerKey, int]:
     """torch.Tensor by duck typing: ``data_ptr()``, ``dtype``, ``is_cuda`` (never imports torch)."""
     p = t.data_ptr()
     table = TORCH_HOST_KEYS if t.is_cpu else TORCH_CUDA_KEYS if t.is_cuda else None
-    pair = (table or torch_device_error(t)).get(t.dtype) or torch_keys(t)
+    if table is None:  # (an empty table is a table)
+        table = torch_device_error(t)
+    pair = table.get(t.dtype) or torch_keys(t)
     return pair[not p & 15], p
 
 
