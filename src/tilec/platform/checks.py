@@ -209,8 +209,10 @@ def check_launcher(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         )
         return
     disabled = "TILEC_DISABLE_LAUNCHER" in t.launcher_reason  # the user chose the fallback
+    # ctypes turns a kernel's hardware fault into an exception on Windows only
+    faults = "" if facts.os.system == "windows" else ", kernel memory faults end the process"
     yield _f("tilec.launcher", Category.TILEC, Status.OK if disabled else Status.WARN,
-             f"tilec {t.version}, ctypes launcher fallback (slower launches, kernel memory faults end the process)", t.launcher_reason, torch,
+             f"tilec {t.version}, ctypes launcher fallback (slower launches{faults})", t.launcher_reason, torch,
              remediation=None if disabled else remedies.reinstall_tilec())  # fmt: skip
 
 
