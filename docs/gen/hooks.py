@@ -12,7 +12,7 @@ from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gen import env_reference, language_reference, tutorial_pages  # noqa: E402
+from gen import env_reference, language_reference, tutorial_pages
 
 
 def on_files(files: Files, config: Any) -> Files:

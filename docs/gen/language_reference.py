@@ -50,9 +50,15 @@ def _summary(obj: Any) -> str:
 
 
 SECTIONS = {
-    "builtins": ("Builtins", "Implemented by the compiler; called only inside a `@tilec.jit` kernel."),
-    "library": ("Library functions", "Written in tl itself (`tilec/language/standard.py`, `random.py`) "
-                "and inlined into the kernels that call them."),
+    "builtins": (
+        "Builtins",
+        "Implemented by the compiler; called only inside a `@tilec.jit` kernel.",
+    ),
+    "library": (
+        "Library functions",
+        "Written in tl itself (`tilec/language/standard.py`, `random.py`) "
+        "and inlined into the kernels that call them.",
+    ),
     "types": ("Types", "Classes a kernel's annotations and casts name."),
     "dtypes": ("Element types", "`tl.float32` and friends are the compiler's own scalar types."),
     "modules": ("Submodules", ""),

@@ -85,7 +85,7 @@ def attention_kernel(
 
 def attention(q, k, v, o, s, causal: bool, kernel=attention_kernel):
     heads, n_ctx, head_dim = q.shape
-    bm, bn = (128, 64) if s.device == "cuda" else (32, 32)
+    bm, bn = (64, 64) if s.device == "cuda" else (32, 32)
     grid = (tilec.cdiv(n_ctx, bm), heads)
     kernel[grid](
         q,

@@ -75,7 +75,7 @@ def pack(shapes, s, dtype):
 
 def blocks(device: str) -> dict[str, int]:
     if device == "cuda":
-        return {"BM": 128, "BN": 128, "BK": 32, "num_warps": 4, "num_stages": 3}
+        return {"BM": 64, "BN": 64, "BK": 32, "num_warps": 4}
     return {"BM": 32, "BN": 32, "BK": 32}
 
 

@@ -68,7 +68,7 @@ def persistent_matmul_kernel(
 
 def blocks(device: str) -> dict[str, int]:
     if device == "cuda":
-        return {"BM": 128, "BN": 128, "BK": 64, "GROUP": 8, "num_warps": 8, "num_stages": 3}
+        return {"BM": 64, "BN": 64, "BK": 32, "GROUP": 8, "num_warps": 4}
     return {"BM": 32, "BN": 32, "BK": 32, "GROUP": 4}
 
 
