@@ -186,6 +186,25 @@ def reshape(ctx: Any, input: Any, *shape: Any, can_reorder: Any = False) -> Tens
     return _reshape(ctx, tensor_arg(ctx, input), dims, bool(unwrap(can_reorder)))
 
 
+def unsplat(ctx: Any, x: Tensor, what: str) -> Tensor:
+    """A one-element tile as a scalar: a reduction over its element, which every backend
+    lowers (a reshape to rank 0 would be a new case for each)."""
+    if not x.shape:
+        return x
+    if x.numel != 1:
+        raise TileTypeError(f"{what} must be a scalar or a one-element tensor, got a {x.type} tile")
+    op = ctx.b.reduce([_reshape(ctx, x, (1,), False).value], 0)
+    with ctx.b.at_end_of(op.combine):
+        ctx.b.yield_([op.combine.args[0]])
+    return Tensor(op.results[0])
+
+
+@builtin(member=True)
+def item(ctx: Any, input: Any) -> Tensor:
+    """The value of a one-element tensor as a scalar."""
+    return unsplat(ctx, tensor_arg(ctx, input), "item's input")
+
+
 @builtin(member=True)
 def view(ctx: Any, input: Any, *shape: Any) -> Tensor:
     """Like reshape, but the element order may change."""

@@ -32,9 +32,11 @@ def _runtime(x: Any) -> bool:
 
 
 def _scalar_condition(cg: FunctionCodegen, cond: Tensor, what: str) -> Tensor:
-    if cond.shape:
-        raise TileTypeError(f"the condition of {what} must be a scalar, got a {cond.type} tile")
-    return arith.to_bool(cg.b, cond)
+    # as in Triton, a one-element tile (a load through ``p + tl.arange(0, 1)``, a reduction
+    # with keep_dims) is a scalar condition
+    from .builtins_shape import unsplat
+
+    return arith.to_bool(cg.b, unsplat(cg, cond, f"the condition of {what}"))
 
 
 def _contains_return(stmts: list[ast.stmt]) -> bool:
