@@ -84,3 +84,38 @@ def test_a_wrong_result_fails_the_check(tmp_path):
     assert proc.returncode != 0
     assert "differ from the float64 reference" in proc.stderr
     assert "check passed" not in proc.stdout
+
+
+def _cuda_ready() -> bool:
+    """A CUDA driver tilec can use (checked first: it is cheap), and torch that sees the GPU."""
+    try:
+        from tilec.backends.cuda.driver import CudaDriver
+
+        if not CudaDriver().is_available():
+            return False
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except Exception:  # no cuda-bindings, no driver, no torch: the GPU cases skip
+        return False
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def test_tutorial_runs_on_the_gpu(script, tmp_path):
+    """The same scripts with torch CUDA tensors (and Triton's line when Triton is installed)."""
+    if not _cuda_ready():
+        pytest.skip("needs an NVIDIA GPU and torch")
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    args = ["--quick", "--device", "cuda", "--seed", "7", "--save-path", str(tmp_path)]
+    proc = subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "check passed" in proc.stdout, proc.stdout
+    assert list(tmp_path.glob("*-cuda.csv")), proc.stdout
