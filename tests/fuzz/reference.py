@@ -25,7 +25,7 @@ Value = tuple[np.ndarray, np.ndarray]  # values, undefined lanes
 
 # Semantics that Triton defines and tilec is being changed to follow; CI (test_fuzz.py) skips
 # the lanes they decide until the change lands, long runs (run.py) check them.
-PENDING = frozenset({"argmax-nan", "neg-zero"})
+PENDING = frozenset({"argmax-nan"})
 
 
 @dataclass
