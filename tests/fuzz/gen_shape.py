@@ -69,6 +69,8 @@ class ShapeOps:
         x = self.value(src, depth)
         if x.dtype.is_bool or (kind in ("argmax", "argmin") and x.dtype.is_bool):
             x = self.cast_to(x, D.I8)
+        if axis is None and kind in ("argmax", "argmin"):
+            kind = "max"  # Triton's argmax/argmin need an axis
         if kind == "xor_sum":
             x = self.integer(x)
         if kind == "sum" and x.dtype.is_float and not root:
