@@ -1,0 +1,60 @@
+"""The fuzzer's reference is itself checked: one-rounding float conversions agree with NumPy
+where NumPy rounds once, bf16 rounds to nearest even, integers wrap, C division truncates, and
+every generated kernel is well-shaped. None of these compile a kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as D
+from .check import consistent
+from .draw import RandomDraw
+from .gen import generate
+from .numerics import as_ints, round_float, round_int, ulps, wrap
+from .reference import _int_binary
+
+
+def test_round_float_matches_numpy_for_fp16_and_fp32() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(10000) * 10.0 ** rng.uniform(-9, 9, 10000)
+    x = np.concatenate([x, [0.0, -0.0, np.inf, -np.inf, 65519.99, 65520.0, 2.0**-25, 3 * 2.0**-26]])
+    with np.errstate(over="ignore"):
+        assert np.array_equal(round_float(x, D.F16), x.astype(np.float16))
+        assert np.array_equal(round_float(x, D.F32), x.astype(np.float32))
+
+
+def test_bf16_rounds_to_nearest_even() -> None:
+    one = 1.0
+    tie_down = one + 2.0**-8  # halfway between 1 and 1 + 2**-7: the even neighbour is 1
+    tie_up = one + 3 * 2.0**-8  # halfway between 1 + 2**-7 and 1 + 2**-6: rounds up
+    got = round_float(np.array([tie_down, tie_up, 3.4e38, -1e-45]), D.BF16)
+    assert got.tolist() == [1.0, 1.0 + 2.0**-6, np.inf, -0.0]
+
+
+def test_large_integers_round_once() -> None:
+    # 2**53 + 1 through float64 would round to 2**53 first, then tie to even in fp32
+    v = np.array([2**60 + 2**36 + 1, -(2**63)], dtype=object)
+    assert round_int(v, D.F32).tolist() == [float(2**60 + 2**37), -(2.0**63)]
+
+
+def test_integers_wrap_and_divide_like_c() -> None:
+    assert wrap(np.array([128, -129, 2**40 + 5], dtype=object), D.I8).tolist() == [-128, 127, 5]
+    a = np.array([-7, 7, -128, 5], dtype=np.int8)
+    b = np.array([2, -2, -1, 0], dtype=np.int8)
+    q, undefined = _int_binary("//", a, b, D.I8, np.zeros(4, bool))
+    r, _ = _int_binary("%", a, b, D.I8, np.zeros(4, bool))
+    assert q[:2].tolist() == [-3, -3] and r[:2].tolist() == [-1, 1]
+    assert undefined.tolist() == [False, False, True, True]
+    assert as_ints(np.array([2**64 - 1], np.uint64)).tolist() == [2**64 - 1]
+
+
+def test_ulps_count_across_zero_and_to_infinity() -> None:
+    one_up = np.nextafter(np.float32(1), np.float32(2))
+    assert ulps(np.array([one_up]), np.array([np.float32(1)]), D.F32).tolist() == [1]
+    assert ulps(np.array([np.float32(np.inf)]), np.array([np.finfo(np.float32).max]), D.F32)[0] == 1
+    assert ulps(np.array([np.float32(-0.0)]), np.array([np.float32(0.0)]), D.F32)[0] == 0
+
+
+def test_generated_kernels_are_well_shaped() -> None:
+    for seed in range(100):
+        assert consistent(generate(RandomDraw(seed))), seed
