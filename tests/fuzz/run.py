@@ -20,9 +20,10 @@ STATUSES = ("ok", "mismatch", "error", "crash", "reference-error", "worker-died"
 
 
 def _worker_cmd(args: argparse.Namespace, start: int, stop: int) -> list[str]:
-    return [sys.executable, "-m", "tests.fuzz.worker", "--seed", str(args.seed), "--start",
-            str(start), "--stop", str(stop), "--backend", args.backend, "--shrink",
-            str(args.shrink)]  # fmt: skip
+    args.shrunk_file.write_text(json.dumps(sorted(args.shrunk)))
+    return [sys.executable, "-m", "tests.fuzz.worker", "--shrunk", str(args.shrunk_file),
+            "--seed", str(args.seed), "--start", str(start), "--stop", str(stop),
+            "--backend", args.backend, "--shrink", str(args.shrink)]  # fmt: skip
 
 
 def _run_chunk(args: argparse.Namespace, start: int, stop: int) -> list[dict]:
@@ -42,6 +43,7 @@ def _run_chunk(args: argparse.Namespace, start: int, stop: int) -> list[dict]:
                 current = msg["start"]
             else:
                 results.append(msg)
+                args.shrunk.add(msg.get("rough", ""))
         code = proc.wait()
         done = {r["index"] for r in results}
         if code == 0:
@@ -66,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shrink", type=int, default=60, help="launches spent shrinking a failure")
     p.add_argument("--json", type=Path, default=Path("fuzz-results.json"))
     args = p.parse_args(argv)
+    args.shrunk = set()  # kinds of failure already shrunk: later ones are reported as found
+    args.shrunk_file = args.json.with_suffix(".shrunk.json")
     began = time.monotonic()
     chunks = [(i, min(i + args.chunk, args.start + args.count))
               for i in range(args.start, args.start + args.count, args.chunk)]  # fmt: skip

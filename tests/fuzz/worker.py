@@ -39,9 +39,10 @@ def main() -> None:
     for name in ("seed", "start", "stop", "shrink"):
         p.add_argument(f"--{name}", type=int)
     p.add_argument("--backend", default="cpu")
+    p.add_argument("--shrunk", type=Path, help="a JSON list of failure kinds already shrunk")
     args = p.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="tilec-fuzz-"))
-    shrunk: set[str] = set()
+    shrunk: set[str] = set(json.loads(args.shrunk.read_text())) if args.shrunk else set()
     for index in range(args.start, args.stop):
         print(json.dumps({"start": index}), flush=True)
         d = case_draw(args.seed, index)
@@ -61,10 +62,11 @@ def main() -> None:
             def fails(c: Case, status: str = outcome.status) -> bool:
                 return safe_run(c, folder, args.backend).status == status
 
-            case = shrink(d.record, fails, budget=args.shrink)
+            case = shrink(d.record, fails, budget=args.shrink, seconds=3.0 * args.shrink)
             outcome = safe_run(case, folder, args.backend)
         result = {
-            "index": index, "seed": args.seed, "status": outcome.status,
+            "index": index,
+            "rough": rough, "seed": args.seed, "status": outcome.status,
             "detail": outcome.detail, "signature": signature(case, outcome.status, outcome.detail),
             "labels": labels(case), "script": _script(case, outcome),
         }  # fmt: skip
