@@ -56,6 +56,16 @@ def _python_call_error(fn: Any) -> CompileError:
     )
 
 
+def _is_sequence(x: Any) -> bool:
+    return isinstance(x, (list, tuple))
+
+
+def _as_tuple(x: Any) -> Any:
+    """Lists and tuples are one kind of value in kernel code, as in Triton (where both are
+    ``tl.tuple``): ``x.shape == [16]`` and ``[1, 2] == (1, 2)`` hold."""
+    return tuple(_as_tuple(unwrap(v)) for v in x) if _is_sequence(x) else x
+
+
 class Unit:
     """State shared by a kernel and every function inlined into it."""
 
@@ -253,6 +263,9 @@ class FunctionCodegen:
     def binop(self, op: ast.operator, x: Any, y: Any) -> Any:
         x, y = unwrap(x), unwrap(y)
         if not is_runtime(x) and not is_runtime(y):
+            mixed = _is_sequence(x) and _is_sequence(y) and type(x) is not type(y)
+            if isinstance(op, ast.Add) and mixed:
+                return tuple(x) + tuple(y)  # ``x.shape + [1]``
             return PY_BINOPS[type(op)](x, y)
         return tensor_binop(self.b, op, x, y)
 
@@ -289,6 +302,8 @@ class FunctionCodegen:
         if isinstance(op, (ast.Is, ast.IsNot)):  # identity is known at compile time
             return PY_CMPS[type(op)](x, y)
         if not is_runtime(x) and not is_runtime(y):
+            if _is_sequence(x) and _is_sequence(y):
+                x, y = _as_tuple(x), _as_tuple(y)
             return PY_CMPS[type(op)](x, y)
         if type(op) not in CMP_NAMES:
             raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
