@@ -21,6 +21,7 @@ from . import aliasing
 from .lower import Lowering
 from .matmul import vector_registers, vector_width
 from .nest import counted_loop
+from .scalar import has_native_half, native_half
 from .rules import RULES
 from .tiles import storage
 
@@ -53,7 +54,8 @@ def build_module(
     lw = Lowering(func, program, RULES, vector_width(features), vector_registers(features, triple))
     for i, (spec, arg) in enumerate(zip(func.specs, func.args)):
         lw.env[arg] = _load_param(lw.b, lw.args_ptr, i, spec)
-    lw.run()
+    with native_half(has_native_half(triple, features)):
+        lw.run()
     aliasing.annotate(program)
     symbol = entry_symbol(func.sym_name)
     _build_entry(module, program, symbol)

@@ -4,10 +4,15 @@ The semantics are llvm/scalar.py's (shared with the CUDA backend); this module h
 representation. Values use their storage type (fp16 as ``half``, bf16 as ``i16``); fp16/bf16
 arithmetic extends to fp32, computes, and rounds back to nearest-even after every op, as Triton
 does. Every fp16/bf16 conversion is integer code, so no object ever needs a compiler-rt helper
-(``__truncdfhf2``, ``__extendhfsf2`` ...) that the Python process may lack.
+(``__truncdfhf2``, ``__extendhfsf2`` ...) that the Python process may lack; on targets whose ISA
+converts fp32 <-> fp16 in one instruction (x86 F16C, AArch64) that instruction is used instead.
 """
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 
 from llvmlite import ir
 
@@ -19,9 +24,31 @@ from ..llvm import types as T
 from ..llvm.intrinsics import call_same
 
 
+# whether the module being lowered may use fpext/fptrunc between half and float: set for the
+# duration of one lowering (a context variable, so concurrent compiles for other targets don't mix)
+_native_half: ContextVar[bool] = ContextVar("tilec_cpu_native_half", default=False)
+
+
+def has_native_half(triple: str, features: str) -> bool:
+    """True where LLVM selects fp32 <-> fp16 conversions to one instruction, never a libcall."""
+    return triple.startswith(("aarch64", "arm64")) or "+f16c" in features.split(",")
+
+
+@contextlib.contextmanager
+def native_half(enabled: bool) -> Iterator[None]:
+    """Lower the fp32 <-> fp16 conversions inside the block with native instructions."""
+    token = _native_half.set(enabled)
+    try:
+        yield
+    finally:
+        _native_half.reset(token)
+
+
 def to_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType) -> ir.Value:
     """Widen fp16/bf16 storage values to fp32 (exactly); other values are returned unchanged."""
     if t.name == "fp16":
+        if _native_half.get():
+            return b.fpext(x, T.f32)
         return S.f16_bits_to_f32(b, b.bitcast(x, T.i16))
     if t.name == "bf16":
         return S.bf16_bits_to_f32(b, x)
@@ -36,6 +63,8 @@ def from_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str = "r
             x = S.narrow_rtz(b, x, T.f32) if rounding == "rtz" else S.f64_to_f32_odd(b, x)
         if t.name == "bf16":
             return S.f32_to_bf16_bits(b, x, rounding)
+        if rounding == "rtne" and _native_half.get():
+            return b.fptrunc(x, T.f16)  # one rounding from fp32, nearest-even, NaN made quiet
         return b.bitcast(S.f32_to_f16_bits(b, x, rounding), T.f16)
     want = T.storage_type(t)
     if x.type == want:
