@@ -222,3 +222,22 @@ def test_values_changed_between_processes_are_not_read_from_the_disk_cache(tmp_p
         assert run.returncode == 0, run.stderr
         assert json.loads(run.stdout.splitlines()[-1]) == [scale * c] * 4
     assert len(list((tmp_path / "cache" / "kernels").glob("*.tck"))) == 3
+
+
+def test_the_global_names_read_from_bytecode_match_dis():
+    import dis
+
+    from tilec.runtime.fingerprint import _code_objects, _global_names
+
+    many = "\n".join(f"    v{i} = G{i}" for i in range(300))  # names past EXTENDED_ARG
+    namespace: dict = {}
+    exec(f"def wide():\n{many}\n    return [H for _ in range(2)]\n", namespace)
+    for fn in (namespace["wide"], add_globals.fn, calls_add_globals.fn, _scaled_by(1.0).fn):
+        expected = {
+            str(ins.argval)
+            for code in _code_objects(fn.__code__)
+            for ins in dis.get_instructions(code)
+            if ins.opname == "LOAD_GLOBAL"
+        }
+        assert _global_names(fn.__code__) == expected
+    assert {"G0", "G299", "H", "range"} <= _global_names(namespace["wide"].__code__)

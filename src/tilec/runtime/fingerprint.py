@@ -15,13 +15,16 @@ import functools
 import hashlib
 import linecache
 import marshal
+import sys
 import types
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
-_GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
+# since 3.11 the argument's low bit says whether a NULL is pushed too; the name index is above
+_NAME_SHIFT = 1 if sys.version_info >= (3, 11) else 0
 
 UsedGlobals = dict[tuple[str, int], tuple[Any, Mapping[str, Any]]]
 
@@ -52,13 +55,17 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 
 
 def _global_names(code: types.CodeType) -> set[str]:
-    """The names ``code`` (and the code nested in it) loads from its globals."""
-    return {
-        str(ins.argval)
-        for c in _code_objects(code)
-        for ins in dis.get_instructions(c)
-        if ins.opname in _GLOBAL_LOADS
-    }
+    """The names ``code`` (and the code nested in it) loads from its globals, read from the
+    raw bytecode (dis.get_instructions costs ~1 ms per kernel)."""
+    names = set()
+    for c in _code_objects(code):
+        raw, extended = c.co_code, 0
+        for i in range(0, len(raw), 2):
+            op, arg = raw[i], raw[i + 1] | extended
+            extended = arg << 8 if op == dis.EXTENDED_ARG else 0
+            if op == _LOAD_GLOBAL:
+                names.add(c.co_names[arg >> _NAME_SHIFT])
+    return names
 
 
 def _last_line(code: types.CodeType) -> int:
@@ -72,6 +79,11 @@ def _last_line(code: types.CodeType) -> int:
 def _source(fn: Callable[..., Any]) -> str:
     """The lines of ``fn``'s definition, decorators to its last line of code, from linecache:
     inspect.getsource would tokenize the block (~5 ms of a warm-cache first call)."""
+    from ..frontend.source_text import supplied
+
+    given = supplied(fn)  # text from exec or _unsafe_update_src is what compiles
+    if given is not None:
+        return given.text
     code = fn.__code__
     lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
     text = "".join(lines[code.co_firstlineno - 1 : _last_line(code)])
@@ -81,6 +93,10 @@ def _source(fn: Callable[..., Any]) -> str:
 
 def _is_jit(obj: Any) -> bool:
     return bool(getattr(obj, "__tilec_jit__", False))
+
+
+def _in_tilec(fn: Any) -> bool:
+    return str(getattr(fn, "__module__", "")).split(".")[0] == "tilec"
 
 
 def _qualified(obj: Any) -> str:
@@ -105,6 +121,11 @@ class _Walk:
             if id(f) in self.seen or not hasattr(f, "__code__"):
                 continue
             self.seen.add(id(f))
+            if _in_tilec(f):
+                # tl's own functions (tl.sum...): the compiler fingerprint hashes their source
+                # and their module constants are tilec's, never the user's to change
+                self.hash.update(f"tilec {_qualified(f)}\n".encode())
+                continue
             self.hash.update(f"{f.__qualname__}\n{_source(f)}\n".encode())
             self._visit(f)
         used = dict(sorted(self.used.items(), key=lambda item: item[0]))
