@@ -254,7 +254,10 @@ def generate(d: Draw) -> Case:
     shape = random_shape(d, pick(d, (1, 2, 1, 3, 2, 0)))
     depth = d.int(2, 7)
     atomic = coin(d, 10)
-    root = g.value(shape, depth, root=not atomic)
+    if not atomic and coin(d, 15):  # math functions are only ever roots: give them a share
+        root = g.math(shape, depth - 1, True)
+    else:
+        root = g.value(shape, depth, root=not atomic)
     grid = pick(d, (1, 2, 3))
     store = "store"
     if atomic:
