@@ -23,7 +23,8 @@ def _worker_cmd(args: argparse.Namespace, start: int, stop: int) -> list[str]:
     args.shrunk_file.write_text(json.dumps(sorted(args.shrunk)))
     return [sys.executable, "-m", "tests.fuzz.worker", "--shrunk", str(args.shrunk_file),
             "--seed", str(args.seed), "--start", str(start), "--stop", str(stop),
-            "--backend", args.backend, "--shrink", str(args.shrink)]  # fmt: skip
+            "--backend", args.backend, "--shrink", str(args.shrink)] + (
+            ["--pending"] if args.pending else [])  # fmt: skip
 
 
 def _run_chunk(args: argparse.Namespace, start: int, stop: int) -> list[dict]:
@@ -67,6 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chunk", type=int, default=100)
     p.add_argument("--shrink", type=int, default=60, help="launches spent shrinking a failure")
     p.add_argument("--json", type=Path, default=Path("fuzz-results.json"))
+    p.add_argument(
+        "--pending",
+        action="store_true",
+        help="skip lanes decided by semantics under repair (tests/fuzz/reference.py PENDING)",
+    )
     args = p.parse_args(argv)
     args.shrunk = set()  # kinds of failure already shrunk: later ones are reported as found
     args.shrunk_file = args.json.with_suffix(".shrunk.json")

@@ -14,6 +14,7 @@ from .check import Outcome, run_case
 from .draw import RandomDraw
 from .gen import generate
 from .program import Case
+from .reference import PENDING
 from .repro import script
 from .shrink import shrink
 from .triage import labels, signature
@@ -23,13 +24,15 @@ def case_draw(seed: int, index: int) -> RandomDraw:
     return RandomDraw(seed * 1_000_003 + index)
 
 
-def safe_run(case: Case, folder: Path, backend: str) -> Outcome:
+def safe_run(
+    case: Case, folder: Path, backend: str, pending: frozenset[str] = frozenset()
+) -> Outcome:
     try:
         if backend == "cuda-vs-cpu":
             from .check_cuda import run_pair
 
-            return run_pair(case, folder)
-        return run_case(case, folder)
+            return run_pair(case, folder, pending)
+        return run_case(case, folder, pending)
     except Exception:  # the reference itself failed: a fuzzer bug to report
         return Outcome("reference-error", traceback.format_exc()[-600:])
 
@@ -39,15 +42,17 @@ def main() -> None:
     for name in ("seed", "start", "stop", "shrink"):
         p.add_argument(f"--{name}", type=int)
     p.add_argument("--backend", default="cpu")
+    p.add_argument("--pending", action="store_true")
     p.add_argument("--shrunk", type=Path, help="a JSON list of failure kinds already shrunk")
     args = p.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="tilec-fuzz-"))
+    pending = PENDING if args.pending else frozenset()
     shrunk: set[str] = set(json.loads(args.shrunk.read_text())) if args.shrunk else set()
     for index in range(args.start, args.stop):
         print(json.dumps({"start": index}), flush=True)
         d = case_draw(args.seed, index)
         case = generate(d)
-        outcome = safe_run(case, folder, args.backend)
+        outcome = safe_run(case, folder, args.backend, pending)
         if outcome.status == "ok":
             continue
         # shrinking costs dozens of compiles: once per kind of failure and worker
@@ -60,10 +65,10 @@ def main() -> None:
             shrunk.add(rough)
 
             def fails(c: Case, status: str = outcome.status) -> bool:
-                return safe_run(c, folder, args.backend).status == status
+                return safe_run(c, folder, args.backend, pending).status == status
 
             case = shrink(d.record, fails, budget=args.shrink, seconds=3.0 * args.shrink)
-            outcome = safe_run(case, folder, args.backend)
+            outcome = safe_run(case, folder, args.backend, pending)
         result = {
             "index": index,
             "rough": rough, "seed": args.seed, "status": outcome.status,
