@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .compiler_fingerprint import COMPILER_PACKAGES
+
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
 # since 3.11 the argument's low bit says whether a NULL is pushed too; the name index is above
@@ -96,7 +98,15 @@ def _is_jit(obj: Any) -> bool:
 
 
 def _in_tilec(fn: Any) -> bool:
-    return str(getattr(fn, "__module__", "")).split(".")[0] == "tilec"
+    """A function of tilec's compiler packages (tl.sum...) whose meaning its name and the
+    compiler fingerprint fix: no closure, and its source hashed with the compiler's."""
+    parts = str(getattr(fn, "__module__", "")).split(".")
+    return (
+        parts[0] == "tilec"
+        and len(parts) > 1
+        and parts[1] in COMPILER_PACKAGES
+        and not getattr(fn, "__closure__", None)
+    )
 
 
 def _qualified(obj: Any) -> str:
