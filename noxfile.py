@@ -98,3 +98,13 @@ def wheels(session: nox.Session) -> None:
     """cibuildwheel for this OS into wheelhouse/ (Linux needs Docker or Podman)."""
     install(session, "cibuildwheel>=3")
     task(session, "wheels")
+
+
+@nox.session(name="triton_suite", default=False)
+def triton_suite(session: nox.Session) -> None:
+    """Triton's own language tests against tilec: ``nox -s triton_suite -- PATH/TO/TRITON
+    [--device cuda] [--files test_core.py] [-k EXPR] [-n WORKERS]`` (see ci/triton_suite.py)."""
+    if not session.posargs:
+        session.error("pass a Triton checkout: nox -s triton_suite -- PATH/TO/TRITON")
+    install(session, ".[test]", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "torch")
+    session.run("python", "ci/triton_suite.py", *session.posargs)

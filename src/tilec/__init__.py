@@ -19,13 +19,16 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from . import errors, language, runtime, testing, tools
+    from . import errors, knobs, language, runtime, testing, tools
+    from .errors import CompilationError, InterpreterError, TritonError
     from .runtime.allocator import set_allocator
-    from .runtime.autotune import Config, heuristics
+    from .runtime.autotune import Config, KernelInterface, heuristics
     from .runtime.autotuner import Autotuner, autotune
     from .runtime.compile_api import compile
+    from .runtime.constexpr_function import constexpr_function
     from .runtime.intmath import cdiv, next_power_of_2
     from .runtime.jit import JITFunction, jit
+    from .runtime.reinterpret import TensorWrapper, reinterpret
 
 # public name -> (module, attribute or None for the module itself)
 _LAZY: dict[str, tuple[str, str | None]] = {
@@ -39,6 +42,15 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "cdiv": (".runtime.intmath", "cdiv"),
     "next_power_of_2": (".runtime.intmath", "next_power_of_2"),
     "set_allocator": (".runtime.allocator", "set_allocator"),
+    "reinterpret": (".runtime.reinterpret", "reinterpret"),
+    "TensorWrapper": (".runtime.reinterpret", "TensorWrapper"),
+    "constexpr_function": (".runtime.constexpr_function", "constexpr_function"),
+    "KernelInterface": (".runtime.autotune", "KernelInterface"),
+    "knobs": (".knobs", None),
+    # Triton's spellings of tilec's error classes
+    "TritonError": (".errors", "TritonError"),
+    "CompilationError": (".errors", "CompilationError"),
+    "InterpreterError": (".errors", "InterpreterError"),
     "testing": (".testing", None),
     "runtime": (".runtime", None),
     "language": (".language", None),
@@ -64,21 +76,29 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Autotuner",
+    "CompilationError",
     "CompileError",
     "Config",
+    "InterpreterError",
     "JITFunction",
+    "KernelInterface",
     "LaunchError",
     "PlatformError",
+    "TensorWrapper",
     "TilecError",
+    "TritonError",
     "__version__",
     "autotune",
     "cdiv",
     "compile",
+    "constexpr_function",
     "errors",
     "heuristics",
     "jit",
+    "knobs",
     "language",
     "next_power_of_2",
+    "reinterpret",
     "runtime",
     "set_allocator",
     "testing",

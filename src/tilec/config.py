@@ -112,6 +112,18 @@ def reload() -> Config:
     return _active
 
 
+def update(**changes: object) -> Config:
+    """Replace fields of the active configuration until the next update, reload or the end of
+    an enclosing ``override`` block (``triton.knobs`` assignments land here)."""
+    global _active
+    names = {f.name for f in fields(Config)}
+    unknown = set(changes) - names
+    if unknown:
+        raise TypeError(f"unknown config field(s): {', '.join(sorted(unknown))}")
+    _active = replace(get(), **changes)  # type: ignore[arg-type]
+    return _active
+
+
 @contextlib.contextmanager
 def override(**changes: object) -> Iterator[Config]:
     """Temporarily replace fields of the active configuration.

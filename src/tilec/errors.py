@@ -40,6 +40,18 @@ class CompileError(TilecError):
         super().__init__(loc.render(message) if loc is not None else message)
 
 
+class CompileTimeAssertionFailure(CompileError):
+    """A ``tl.static_assert`` whose condition is false (Triton's class of the same name)."""
+
+
+def with_cause(exc: CompileError) -> CompileError:
+    """Give ``exc`` Triton's structure: a ``CompilationError`` whose ``__cause__`` is an error
+    carrying the plain message (tests match the cause's text). Kept when a cause is set."""
+    if exc.__cause__ is None:
+        exc.__cause__ = type(exc)(exc.message)
+    return exc
+
+
 class UnsupportedSyntax(CompileError):
     """Python syntax that kernels may not use (rejected before any code is generated)."""
 
@@ -115,3 +127,9 @@ class PlatformError(TilecError):
     def __init__(self, message: str, finding: Any = None) -> None:
         self.finding = finding
         super().__init__(message)
+
+
+# Triton's names for the same classes: one hierarchy, two spellings
+TritonError = TilecError
+CompilationError = CompileError
+InterpreterError = CompileError  # tilec compiles under TRITON_INTERPRET too

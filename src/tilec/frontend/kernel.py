@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import UnsupportedFeature, UsageError
+from ..errors import CompileError, UnsupportedFeature, UsageError, with_cause
 from ..ir.argspec import ArgKind, ArgSpec
 from ..ir.builder import Builder
 from ..ir.ops import FuncOp, ModuleOp
@@ -40,6 +40,8 @@ def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) 
     """Compile the Python function ``fn`` for ``specs`` (one per parameter) into tile IR."""
     try:
         return _build(fn, specs, name)
+    except CompileError as exc:  # Triton's structure: the cause carries the plain message
+        raise with_cause(exc) from exc.__cause__
     except RecursionError as exc:  # the AST visitors recurse once per nesting level
         code = getattr(fn, "__code__", None)
         where = getattr(exc, "tilec_loc", None) or (

@@ -1,7 +1,8 @@
 """Parse a kernel's Python source into an AST whose positions map back to the user's file.
 
-The source comes from ``inspect`` and is dedented before parsing; the line and column offsets
-are kept so that every SourceLoc points into the real file, not into the dedented copy.
+The source comes from ``inspect`` (files and linecache) or from text supplied or recovered for
+the function (source_text.py), and is dedented before parsing; the line and column offsets are
+kept so that every SourceLoc points into that text, not into the dedented copy.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from ..errors import UnsupportedFeature
 from ..source import SourceLoc
+from . import source_text
 
 
 @dataclass(frozen=True)
@@ -46,16 +48,27 @@ class ParsedFunction:
         return SourceLoc(self.file, line + self.line_offset, col, end_col, text)
 
 
-@functools.lru_cache(maxsize=512)
-def _parse_cached(fn: Any) -> ParsedFunction:
+def source_lines(fn: Any) -> tuple[list[str], int, str]:
+    """``fn``'s source lines (decorators or ``def`` first), the line number of the first one
+    and the file they are in: text supplied for ``fn`` (source_text.py), else its file or
+    whatever ``linecache`` holds for it (IPython cells, generated code that registered there)."""
+    given = source_text.supplied(fn)
+    if given is not None:
+        return given.text.splitlines(keepends=True), given.first_line, given.file
     try:
         lines, start = inspect.getsourcelines(fn)
-        file = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        return lines, start, inspect.getsourcefile(fn) or inspect.getfile(fn)
     except (OSError, TypeError) as e:
         raise UnsupportedFeature(
-            f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: kernels must be "
-            f"defined in a file ({e})"
+            f"cannot read the source of {getattr(fn, '__qualname__', fn)!r} ({e}): define the "
+            "kernel in a file, register generated text in linecache, or pass the text with "
+            "JITFunction._unsafe_update_src"
         ) from None
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_cached(fn: Any) -> ParsedFunction:
+    lines, start, file = source_lines(fn)
     indent = len(lines[0]) - len(lines[0].lstrip())
     # strip the def line's indentation; lines indented less can only be inside strings
     body = "".join(line[indent:] if not line[:indent].strip() else line for line in lines)

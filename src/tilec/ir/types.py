@@ -42,6 +42,14 @@ class ScalarType:
         return max(self.bits // 8, 1)
 
     @property
+    def fp_mantissa_width(self) -> int:
+        """Explicit mantissa bits of a float type (Triton's name); integers have none."""
+        try:
+            return _MANTISSA_BITS[self.name]
+        except KeyError:
+            raise AttributeError(f"{self.name} is not a floating-point type") from None
+
+    @property
     def scalar(self) -> ScalarType:
         return self
 
@@ -191,6 +199,11 @@ class TileType:
 
 
 Type = ScalarType | PointerType | TileType
+
+_MANTISSA_BITS = {
+    "fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52,
+    "fp8e4nv": 3, "fp8e4b8": 3, "fp8e4b15": 3, "fp8e5": 2, "fp8e5b16": 2,
+}  # fmt: skip
 
 int1 = ScalarType("i1", Kind.BOOL, 1)
 int8 = ScalarType("i8", Kind.SINT, 8)

@@ -5,10 +5,10 @@ are implemented by tilec.frontend; its library functions (softmax, sort, rand ..
 """
 
 from ..ir.types import PointerType as pointer_type
-from ..ir.types import ScalarType as dtype
 from ..ir.types import TileType as block_type
 from . import core, extra, math, random
 from .constexpr import constexpr
+from .dtypes import dtype, pi32_t, str_to_ty
 from .core import *  # noqa: F403
 from .core import __all__ as _core_all
 from .random import (
@@ -37,9 +37,11 @@ from .standard import (
     sigmoid,
     softmax,
     sort,
+    squeeze,
     sum,
     swizzle2d,
     topk,
+    unsqueeze,
     xor_sum,
     zeros_like,
 )
@@ -69,5 +71,6 @@ __all__ = [
     "cumprod", "cumsum", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
     "min", "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
-    "swizzle2d", "topk", "uint_to_uniform_float", "xor_sum", "zeros_like",
+    "swizzle2d", "topk", "uint_to_uniform_float", "xor_sum", "zeros_like", "pi32_t",
+    "squeeze", "str_to_ty", "unsqueeze",
 ]  # fmt: skip

@@ -281,12 +281,13 @@ def sort(x, dim: constexpr = None, descending: constexpr = False):
 
 
 @library(member=True)
-def topk(x, k: constexpr, dim: constexpr = None):
+def topk(x, k: constexpr, dim: constexpr = None, descending: constexpr = True):
+    # the k largest in decreasing order, or with descending=False the k smallest increasing
     tl.static_assert(
         dim is None or dim == len(x.shape) - 1 or dim == -1, "topk supports only the last dimension"
     )
     tl.static_assert(len(x.shape) <= 2, "topk supports 1-D and 2-D tiles")
-    ordered = sort(x, descending=True)
+    ordered = sort(x, descending=descending)
     n = x.shape[-1]
     # keep the first k: view as rows of k and take row 0 (exact: xor of one value and zeros)
     bits = ordered.to(_int_of(x.dtype), bitcast=True)
@@ -326,3 +327,16 @@ def gather(src, index, axis: constexpr):
     hit = index[:, :, None] == tl.arange(0, src.shape[1])[None, None, :]
     picked = tl.where(hit, bits[:, None, :], 0)
     return xor_sum(picked, 2).to(src.dtype, bitcast=True)
+
+
+@library
+def squeeze(x, dim: constexpr):
+    # drop dimension ``dim``, which must have size 1
+    tl.static_assert(x.shape[dim] == 1, "squeeze: the dimension must have size 1")
+    return tl.reshape(x, x.shape[:dim] + x.shape[dim + 1 :])
+
+
+@library
+def unsqueeze(x, dim: constexpr):
+    # insert a dimension of size 1 before dimension ``dim``
+    return tl.reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])

@@ -10,7 +10,6 @@ and loads the result.
 from __future__ import annotations
 
 import functools
-import inspect
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, overload
@@ -30,6 +29,7 @@ from .binder import (
 from .global_guard import GlobalGuard
 from .kernel import CpuKernel, CudaKernel, LaunchedKernel
 from .launch_options import check_extern_libs, compile_options, hashable_options
+from .reinterpret import TensorWrapper, reinterpret, type_canonicalisation_dict  # noqa: F401
 
 __all__ = ["JITFunction", "compile_options", "jit"]
 
@@ -90,6 +90,10 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
             raise UsageError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
         self.params = parameters_of(fn, do_not_specialize)
         self.fn = fn
+        if fn.__code__.co_filename.startswith("<"):  # decorated inside exec(text)?
+            from ..frontend.source_text import recover_exec_source
+
+            recover_exec_source(fn)
         self.__name__: str = fn.__name__
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
         self.arg_names = [p.name for p in self.params]
@@ -131,7 +135,21 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
 
     @property
     def src(self) -> str:
-        return inspect.getsource(self.fn)
+        """Triton's ``src``: the dedented text from ``def`` on, without decorators."""
+        from ..frontend.source_text import def_text
+
+        return def_text(self.fn)
+
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Triton's hook: compile ``new_src`` (one ``def``, same parameters) from now on. As in
+        Triton, kernels that call this one keep their fingerprint until their own changes."""
+        from ..frontend.source_text import with_text
+
+        self.fn = with_text(self.fn, new_src)
+        self._cache_key = None
+        self._tables.clear()
+        self._kernels = {}
+        self._rebuild_launch()
 
     def __repr__(self) -> str:
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"

@@ -185,6 +185,16 @@ def _describe_dlpack(a: Any) -> tuple[PointerKey, int]:
     return pointer_keys(v.device, v.dtype)[not v.address & 15], v.address
 
 
+def _describe_reinterpreted(w: Any) -> tuple[PointerKey, int]:
+    """``triton.reinterpret(base, dtype)``: the base array's memory as a pointer to ``dtype``."""
+    from .reinterpret import element_type
+
+    key, p = describe(w.base)
+    if type(key) is not PointerKey:
+        raise UsageError(f"reinterpret: the base must be an array, got {type(w.base).__name__}")
+    return pointer_keys(key.device, element_type(w))[key.aligned], p
+
+
 def _unsupported(a: Any) -> tuple[Any, Any]:
     raise UsageError(
         f"cannot pass a {type(a).__module__}.{type(a).__qualname__} to a kernel: expected an "
@@ -201,6 +211,8 @@ def _resolve(t: type) -> Describer:
         return _describe_int_subclass
     if issubclass(t, float):
         return _describe_float
+    if getattr(t, "__tilec_reinterpreted__", False):
+        return _describe_reinterpreted
     if getattr(t, "__tilec_tensor_descriptor__", False):
         from .descriptor_args import describe as describe_descriptor
 
