@@ -84,7 +84,14 @@ def _unify(
 def visit_if(cg: FunctionCodegen, node: ast.If, rest: list[ast.stmt]) -> None:
     cond = unwrap(cg.expr(node.test))
     if not _runtime(cond):
-        cg.visit_body(node.body if cond else node.orelse)
+        chosen = node.body if cond else node.orelse
+        if not _contains_return(chosen):
+            cg.visit_body(chosen)
+            return
+        # a return in the chosen branch (perhaps in a run-time if, which takes the statements
+        # after it into its branches) must see the statements after this if as its own
+        cg.visit_body(chosen + rest)
+        cg.returned = True  # those statements are done
         return
     cond = _scalar_condition(cg, cond, "an if statement")
     takes_rest = _contains_return(node.body) or _contains_return(node.orelse)
