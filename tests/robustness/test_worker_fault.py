@@ -7,6 +7,7 @@ instead of ending pytest."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -15,13 +16,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [
-    pytest.mark.skipif(sys.platform == "win32", reason="the kernel calls pthread_self"),
-    pytest.mark.skipif(
-        __import__("importlib.util").util.find_spec("tilec._launcher") is None,
-        reason="tilec._launcher is not built",
-    ),
-]
+needs_native = pytest.mark.skipif(
+    importlib.util.find_spec("tilec._launcher") is None, reason="tilec._launcher is not built"
+)
+posix = pytest.mark.skipif(sys.platform == "win32", reason="the kernel calls pthread_self")
 
 # args = (launching thread's pthread_self or 0 for "never fault", spin, counts): a program on
 # any other thread reads address 8; every program spins, then counts itself in counts[pid].
@@ -108,6 +106,8 @@ def run_child(body: str) -> str:
     return proc.stdout
 
 
+@needs_native
+@posix
 def test_a_fault_in_a_pool_worker_is_a_launch_error_and_the_pool_survives() -> None:
     run_child("""
         me = threading.get_ident()
@@ -121,6 +121,8 @@ def test_a_fault_in_a_pool_worker_is_a_launch_error_and_the_pool_survives() -> N
     """)
 
 
+@needs_native
+@posix
 def test_a_fault_in_a_spawned_thread_is_a_launch_error() -> None:
     # Another thread holds the pool with a long grid, so this launch starts threads of its own.
     run_child("""
@@ -142,6 +144,8 @@ def test_a_fault_in_a_spawned_thread_is_a_launch_error() -> None:
     """)
 
 
+@needs_native
+@posix
 def test_a_fault_passed_on_by_a_later_faulthandler_is_a_launch_error_without_an_address() -> None:
     # faulthandler, enabled after the launcher installed its handler, reports the fault, then
     # restores the launcher's handler and raises the signal again: that signal carries the
@@ -157,3 +161,29 @@ def test_a_fault_passed_on_by_a_later_faulthandler_is_a_launch_error_without_an_
         counts, error = run(64, 2, 0, spin=1000)
         assert error is None and (counts == 1).all(), (error, counts)
     """)
+
+
+def test_fallback_turns_a_fault_reported_by_ctypes_in_a_worker_into_a_launch_error() -> None:
+    # On Windows ctypes reports a hardware fault in the called code as OSError; the fallback's
+    # grid run must raise it as a LaunchError in the launching thread, whichever thread hit it.
+    # A Python callable stands in for the kernel: it faults on every thread but this one.
+    import threading
+    import time
+
+    import numpy as np
+
+    from tilec.errors import LaunchError
+    from tilec.runtime.fallback_grid import GridRun
+
+    me, ran = threading.get_ident(), []
+
+    def entry(args, gx, gy, gz, begin, end, status):
+        if threading.get_ident() != me:
+            raise OSError("exception: access violation reading 0x0000000000000008")
+        ran.append((begin, end))
+        time.sleep(0.001)  # leaves the worker time to claim programs
+
+    status = np.zeros(4, np.int64)
+    with pytest.raises(LaunchError, match=r"access violation reading 0x0+8.*grid \(400, 1, 1\)"):
+        GridRun(entry, 0, (400, 1, 1), status.ctypes.data).run(2)
+    assert sum(end - begin for begin, end in ran) < 400  # the grid stopped early
