@@ -28,8 +28,14 @@ class Assembled:
 
 
 def _parse(log: str) -> tuple[int, int]:
-    regs = re.search(r"Used (\d+) registers", log)
-    spills = re.search(r"(\d+) bytes spill stores", log)
+    """Registers and spill-store bytes of the entry function (device functions that were not
+    inlined have their own "Function properties" lines, which must not be taken for it)."""
+    entry = re.search(r"Compiling entry function '([^']+)'", log)
+    name = re.escape(entry.group(1)) if entry else r"[^\n]+"
+    tail = log[entry.start() :] if entry else log
+    regs = re.search(r"Used (\d+) registers", tail)
+    props = rf"Function properties for {name}\s+\d+ bytes stack frame, (\d+) bytes spill stores"
+    spills = re.search(props, tail)
     return (int(regs.group(1)) if regs else 0, int(spills.group(1)) if spills else 0)
 
 

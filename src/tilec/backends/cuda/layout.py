@@ -91,13 +91,22 @@ def _pow2_floor(n: int) -> int:
     return 1 << (max(n, 1).bit_length() - 1)
 
 
-def default_layout(shape: tuple[int, ...], num_warps: int, vec: int) -> Blocked:
-    """Triton's default blocked layout: ``vec`` elements per thread along the last dimension,
-    lanes then warps filled fastest dimension first, leftovers replicate along dimension 0."""
+def default_layout(
+    shape: tuple[int, ...], num_warps: int, vec: int, order: tuple[int, ...] | None = None
+) -> Blocked:
+    """The blocked layout for a tile: up to ``vec`` contiguous elements per thread along the
+    fastest dimension of ``order`` (default: the last), lanes then warps filled fastest
+    dimension first, leftovers replicating along the slowest dimension.
+
+    As in Triton, the vector shrinks until every thread has an element (a [128] tile on 128
+    threads takes one element each rather than leave three warps idle), so threads spread over
+    every dimension that has room, size-1 dimensions and all.
+    """
     rank = len(shape)
-    order = tuple(range(rank - 1, -1, -1))
+    order = order if order is not None else tuple(range(rank - 1, -1, -1))
+    threads = WARP_SIZE * num_warps
     spt = [1] * rank
-    spt[order[0]] = max(1, min(vec, shape[order[0]]))
+    spt[order[0]] = max(1, min(vec, shape[order[0]], _pow2_floor(_numel(shape) // threads)))
     tpw, wpc = [1] * rank, [1] * rank
     lanes, warps = WARP_SIZE, num_warps
     for d in order:
@@ -111,6 +120,21 @@ def default_layout(shape: tuple[int, ...], num_warps: int, vec: int) -> Blocked:
         warps //= wpc[d]
     wpc[order[-1]] *= warps
     return Blocked(_with_strides(spt, tpw, wpc, order), order)
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def elements_per_thread(layout: Layout, shape: tuple[int, ...]) -> int:
+    """How many registers (elements) one thread holds of a tile of ``shape`` in ``layout``."""
+    n = 1
+    for dm, size in zip(layout.dim_maps(), shape):
+        n *= dm.regs(size)
+    return n
 
 
 def _with_strides(

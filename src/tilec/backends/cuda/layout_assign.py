@@ -3,7 +3,11 @@
 Walks each block backwards so a value takes the layout its (last) consumer wants: elementwise ops
 pass their result's layout to their operands, ``expand_dims`` asks for a slice of it, reductions
 for the parent of their result's slice. Anchors (stores, dot operands, unused values) get the
-default blocked layout with 16-byte vectors. Lowering converts where a wish cannot be honoured.
+default blocked layout with 16-byte vectors along the axis where memory is contiguous. A wish
+that would hold more elements per thread than the value's own default (a reduction result's
+layout asked of a tile many times its size: a [1, 1] store's layout handed up to a [1, 2048]
+reduction would copy the whole row into every thread) is not honoured. Lowering converts where
+a wish cannot be honoured.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ from __future__ import annotations
 from ...ir import ops as O
 from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, TileType, element_of
-from .layout import Layout, Slice, default_layout
+from .axis_info import AxisAnalysis
+from .layout import Layout, Slice, default_layout, elements_per_thread
 from .types import byte_size
 
 _ELEMENTWISE = (
@@ -31,15 +36,41 @@ def data_bytes(v: Value) -> int:
 class LayoutPlan:
     """Preferred layouts of tile values; ``default`` gives the anchor layout of any tile."""
 
-    def __init__(self, func: O.FuncOp, num_warps: int) -> None:
+    def __init__(
+        self,
+        func: O.FuncOp,
+        num_warps: int,
+        axis: AxisAnalysis | None = None,
+        pins: dict[Value, Layout] | None = None,
+    ) -> None:
         self.num_warps = num_warps
-        self.want: dict[Value, Layout] = {}
+        self.axis = axis
+        # layouts fixed in advance (tensor-core dot results, mma_pins.py): no wish overrides them
+        self.want: dict[Value, Layout] = dict(pins or {})
         self.defaulted: set[Value] = set()  # values no consumer asked a layout of
         self._block(func.body)
 
     def default(self, v: Value) -> Layout:
         assert isinstance(v.type, TileType)
-        return default_layout(v.type.shape, self.num_warps, max(1, 16 // data_bytes(v)))
+        shape = v.type.shape
+        vec = max(1, 16 // data_bytes(v))
+        return default_layout(shape, self.num_warps, vec, self._memory_order(v))
+
+    def _memory_order(self, v: Value) -> tuple[int, ...] | None:
+        """Dimensions from most to least contiguous in memory, for a pointer tile or a loaded
+        value (Triton's coalescing order); None (the last dimension fastest) for the rest."""
+        if self.axis is None:
+            return None
+        op = v.defining_op
+        ptr = op.operands[0] if isinstance(op, O.LoadOp) else v
+        if not isinstance(element_of(ptr.type), PointerType):
+            return None
+        contiguity = self.axis[ptr].contiguity
+        rank = len(contiguity)
+        if rank < 2 or max(contiguity) <= 1:
+            return None
+        # most contiguous first; ties keep the row-major preference (later dimensions faster)
+        return tuple(sorted(range(rank), key=lambda d: (-contiguity[d], -d)))
 
     def __getitem__(self, v: Value) -> Layout:
         got = self.want.get(v)
@@ -73,6 +104,8 @@ class LayoutPlan:
             if anchor is not None:
                 for v in op.operands:
                     self._request(v, anchor)
+        elif isinstance(op, O.DotOp):  # the accumulator comes in the result's layout
+            self._request(op.operands[2], self.want[op.result])
         elif isinstance(op, O.BroadcastOp):
             self._request(op.operands[0], self.want[op.result])
         elif isinstance(op, O.ExpandDimsOp):
@@ -84,10 +117,16 @@ class LayoutPlan:
 
     def _reduce(self, op: O.ReduceOp) -> None:
         wanted = self.want.get(op.results[0])
-        if isinstance(wanted, Slice) and wanted.dim == op.axis:
-            parent: Layout = wanted.parent
-        else:
-            parent = self[op.operands[0]]
+        operand = op.operands[0]
+        parent = self[operand]
+        if (
+            isinstance(wanted, Slice)
+            and wanted.dim == op.axis
+            and isinstance(operand.type, TileType)
+            and elements_per_thread(wanted.parent, operand.type.shape)
+            <= elements_per_thread(parent, operand.type.shape)
+        ):
+            parent = wanted.parent
         for v in op.operands:
             self._request(v, parent)
         for r in op.results:

@@ -20,9 +20,11 @@ from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
 from . import intrinsics as intr
+from . import register_budget
 from .axis_info import AxisAnalysis
 from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
+from .mma_pins import mma_pins
 from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
 
 # dynamic shared memory a block may use on sm_80 (163 KiB; sm_90 allows 227 KiB)
@@ -59,8 +61,9 @@ class Lowering:
     ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
         self.rules = rules
-        self.plan = LayoutPlan(func, num_warps)
         self.axis = AxisAnalysis(func)
+        self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, num_warps, arch))
+        register_budget.check(func, self.plan)
         self.env: dict[Value, Lowered] = {}
         self.asserts: list[AssertInfo] = []
         self.shared_bytes = 0
@@ -124,6 +127,16 @@ class Lowering:
         if isinstance(got, Tile) and layout is not None:
             return self.convert(got, layout)
         return got
+
+    def pointers(self, v: Value, layout: Layout) -> Tile:
+        """The pointer tile ``v`` in ``layout``, each register inside a run of contiguous
+        addresses computed from its run's first (contiguous_pointers.py says why)."""
+        from .contiguous_pointers import rebase
+
+        tile = self.tile(v, layout)
+        elem = element_of(v.type)
+        assert isinstance(elem, PointerType)
+        return rebase(self.b, tile, self.axis[v].contiguity, memory_type(elem.element))
 
     def want(self, v: Value) -> Layout:
         return self.plan[v]
@@ -232,14 +245,18 @@ class Lowering:
         elem_ty = next(iter(tiles[0].regs.values())).type
         store_ty = I8 if elem_ty == ir.IntType(1) else elem_ty
         total = sum(_numel(t.shape) for t in tiles)
-        # one padding element every 128 bytes of 4- and 8-byte data: strided accesses (a
-        # transpose, a column) then spread over the 32 banks instead of hitting one
-        shift = {4: 5, 8: 4}.get(_type_bytes(store_ty))
-        size = total + ((total - 1) >> shift) + 1 if shift else total
-        base = self.smem(size * _type_bytes(store_ty))
+        # 4 bytes of padding (8 for 8-byte data) after every 128 bytes: a strided access (a
+        # transpose, a column) then meets a new bank on each 128-byte row instead of the same
+        # one; 1- and 2-byte data pad a whole word too, since lanes sharing a word do not clash
+        nbytes = _type_bytes(store_ty)
+        shift = (128 // nbytes).bit_length() - 1
+        pad = max(1, 4 // nbytes)
+        size = total + ((total - 1) >> shift) * pad + pad
+        base = self.smem(size * nbytes)
 
         def padded(i: ir.Value) -> ir.Value:
-            return self.b.add(i, self.b.lshr(i, _c(shift))) if shift else i
+            rows = self.b.lshr(i, _c(shift))
+            return self.b.add(i, self.b.mul(rows, _c(pad)) if pad > 1 else rows)
 
         self.barrier()
         start = 0

@@ -173,7 +173,7 @@ def _load(L: Lowering, op: Op) -> None:
         )
         return
     layout, shape = L.want(op.result), op.result.type.shape
-    ptrs = L.tile(op.ptr, layout)
+    ptrs = L.pointers(op.ptr, layout)
     mask = L.value(op.mask, layout) if op.mask is not None else None
     other = L.value(op.other, layout) if op.other is not None else None
     vw = vector_width(L, op.ptr, op.mask, layout, shape)
@@ -271,7 +271,7 @@ def _store(L: Lowering, op: Op) -> None:
         return
     layout = L.tile(op.ptr).layout
     shape = op.value.type.shape
-    ptrs = L.tile(op.ptr, layout)
+    ptrs = L.pointers(op.ptr, layout)
     vals = L.tile(op.value, layout)
     mask = L.value(op.mask, layout) if op.mask is not None else None
     owner = L.owner_mask(layout, shape)
