@@ -52,6 +52,8 @@ def labels(case: Case) -> list[str]:
             found.add("nan-minmax")
         if n.op == "cast" and src and src.is_float and n.dtype.is_int and not n.attr[1]:
             found.add("float-to-int")
+        if n.op == "math" and n.attr[0] in ("sin", "cos") and n.dtype == D.F32:
+            found.add("sincos-range")
         if n.op == "bin" and n.attr[0] in ("//", "%", "<<", ">>") and n.dtype.is_int:
             found.add("int-div-shift")
     if k.root.dtype == D.F64 and k.out_dtype in (D.F16, D.BF16):
