@@ -56,10 +56,10 @@ def main() -> None:
         if outcome.status == "ok":
             continue
         # shrinking costs dozens of compiles: once per kind of failure and worker
-        rough = (
-            outcome.status
-            + ":"
-            + (",".join(labels(case)) if outcome.status == "mismatch" else outcome.detail[:60])
+        root = case.kernel.root
+        head = f"{outcome.status}:{root.op}:{root.attr[0] if root.attr else ''}:"
+        rough = head + (
+            ",".join(labels(case)) if outcome.status == "mismatch" else outcome.detail[:60]
         )
         if args.shrink and rough not in shrunk and outcome.status != "reference-error":
             shrunk.add(rough)
