@@ -21,6 +21,7 @@ from .errors import (
 if TYPE_CHECKING:
     from . import errors, knobs, language, runtime, testing, tools
     from .errors import CompilationError, InterpreterError, TritonError
+    from .compat.install import install_as_triton
     from .runtime.allocator import set_allocator
     from .runtime.autotune import Config, KernelInterface, heuristics
     from .runtime.autotuner import Autotuner, autotune
@@ -47,6 +48,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "constexpr_function": (".runtime.constexpr_function", "constexpr_function"),
     "KernelInterface": (".runtime.autotune", "KernelInterface"),
     "knobs": (".knobs", None),
+    "install_as_triton": (".compat.install", "install_as_triton"),
     # Triton's spellings of tilec's error classes
     "TritonError": (".errors", "TritonError"),
     "CompilationError": (".errors", "CompilationError"),
@@ -94,6 +96,7 @@ __all__ = [
     "constexpr_function",
     "errors",
     "heuristics",
+    "install_as_triton",
     "jit",
     "knobs",
     "language",

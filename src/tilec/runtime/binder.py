@@ -32,6 +32,7 @@ class Parameter:
     constexpr: bool
     do_not_specialize: bool
     default: Any = inspect.Parameter.empty
+    num: int = -1  # position among the kernel's parameters (Triton's KernelParam.num)
 
     @property
     def is_constexpr(self) -> bool:
@@ -309,5 +310,7 @@ def parameters_of(
                 "(no *args, **kwargs or keyword-only parameters)"
             )
         cx = is_constexpr_annotation(p.annotation)
-        result.append(Parameter(p.name, cx, p.name in nospec and not cx, p.default))
+        result.append(
+            Parameter(p.name, cx, p.name in nospec and not cx, p.default, len(result))
+        )
     return tuple(result)

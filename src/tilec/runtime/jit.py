@@ -10,6 +10,7 @@ and loads the result.
 from __future__ import annotations
 
 import functools
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, overload
@@ -119,6 +120,10 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         # refuses read-only numpy arrays for them (regenerated when this grows)
         self._written: frozenset[str] = frozenset()
         self._checked_kernels = False  # some launch compiled a bounds-checked kernel
+        # Triton's attributes hosts read (Inductor clears and restores them around pickling)
+        self.__globals__: dict[str, Any] | None = fn.__globals__
+        self.repr: Callable[[Any], str] = _kernel_name
+        self._hash_lock: Any = threading.RLock()
 
     # ------------------------------------------------------------------ Triton's surface
     @property
@@ -343,6 +348,11 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
 
 
 _LIVE: weakref.WeakSet[JITFunction] = weakref.WeakSet()
+
+
+def _kernel_name(kernel: JITFunction) -> str:
+    """Triton's default ``repr`` hook: the name launch hooks report a kernel by."""
+    return kernel.__name__
 
 
 def _rebuild_launches() -> None:
