@@ -105,7 +105,7 @@ class Generator(ShapeOps):
             builders = [self.binary, self.binary, self.binary, self.compare, self.where,
                         self.minmax, self.unary, self.unary, self.cast, self.reduce, self.scan,
                         self.reshape, self.permute, self.broadcast, self.join_split,
-                        self.cat_flip, self.math, self.binary]  # fmt: skip
+                        self.cat_flip, self.math, self.binary, self.sort_gather]  # fmt: skip
             if not shape:
                 builders = [b for b in builders if b not in (self.scan, self.reshape,
                             self.permute, self.broadcast, self.join_split, self.cat_flip)]  # fmt: skip

@@ -161,3 +161,25 @@ class ShapeOps:
         count = {"div_rn": 2, "fma": 3}.get(fn, 1)
         args = tuple(self.cast_to(self.value(shape, depth), t) for _ in range(count))
         return Node("math", args, t, shape, (fn,))
+
+    def sort_gather(self, shape: Shape, depth: int, root: bool) -> Node:
+        """tl.sort / tl.topk / tl.gather (library functions on 1-D and 2-D tiles)."""
+        d = self.d
+        if not 1 <= len(shape) <= 2:
+            return self.value(shape, depth)
+        kind = pick(d, ("sort", "gather", "topk"))
+        if kind == "sort":
+            x = self.no_bool(self.value(shape, depth))
+            return Node("sort", (x,), x.dtype, shape, (coin(d, 50),))
+        if kind == "topk":
+            k = shape[-1]
+            sizes = [n for n in DIMS if n >= k and numel(shape) // k * n <= MAX_NUMEL]
+            x = self.no_bool(self.value((*shape[:-1], pick(d, sizes)), depth))
+            return Node("topk", (x,), x.dtype, shape, (k,))
+        axis = d.int(0, len(shape) - 1)
+        size = pick(d, DIMS)
+        src = self.no_bool(self.value((*shape[:axis], size, *shape[axis + 1 :]), depth))
+        idx = self.integer(self.value(shape, depth))
+        mask = Node("lit", (), D.I32, (), (size - 1,))
+        idx = Node("bin", (idx, mask), idx.dtype, shape, ("&",))  # an index inside src
+        return Node("gather", (src, idx), src.dtype, shape, (axis,))

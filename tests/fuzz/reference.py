@@ -147,7 +147,13 @@ class Evaluator:
             return both(lambda k: np.concatenate([vals[0][k], vals[1][k]], axis=0))
         if op == "flip":
             return both(lambda k: np.flip(vals[0][k], n.attr[0]))
-        raise AssertionError(op)
+        if op == "gather":
+            (x, ux), (i, ui) = vals
+            i = i.astype(np.int64)
+            axis = n.attr[0]
+            got = np.take_along_axis(x, i, axis)
+            return got, np.take_along_axis(ux, i, axis) | ui
+        return _sort(n, *vals[0])
 
     def load(self, n: Node) -> Value:
         k = n.attr[0]
@@ -196,6 +202,22 @@ class Evaluator:
         if fn == "invert":
             return wrap(~ints, t), u
         return (wrap(np.abs(ints), t) if t.kind == "i" else x.copy()), u
+
+
+def _sort(n: Node, x: np.ndarray, u: np.ndarray) -> Value:
+    """tl.sort / tl.topk along the last axis. A row holding NaN, or both zeros (equal, but of
+    different bits), has no single right order: the whole row is undefined."""
+    descending = n.attr[0] if n.op == "sort" else True
+    r = np.sort(x, axis=-1)
+    if descending:
+        r = r[..., ::-1]
+    bad = u.any(axis=-1)
+    if n.dtype.is_float:
+        w = x.astype(np.float64)
+        zeros = (w == 0).any(axis=-1) & ((w == 0) & np.signbit(w)).any(axis=-1)
+        bad = bad | np.isnan(w).any(axis=-1) | (zeros & ((w == 0) & ~np.signbit(w)).any(axis=-1))
+    r = r[..., : n.shape[-1]]
+    return np.ascontiguousarray(r), np.broadcast_to(bad[..., None], n.shape).copy()
 
 
 def _compare(sym: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:

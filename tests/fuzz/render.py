@@ -80,6 +80,12 @@ def _expr(node: Node, names: dict[int, str]) -> str:  # one case per op
         return f"tl.cat({a[0]}, {a[1]}, can_reorder=True)"
     if op == "flip":
         return f"tl.flip({a[0]}, {attr[0]})"
+    if op == "sort":
+        return f"tl.sort({a[0]}, descending=True)" if attr[0] else f"{a[0]}.sort()"
+    if op == "topk":
+        return f"tl.topk({a[0]}, {attr[0]})"
+    if op == "gather":
+        return f"tl.gather({a[0]}, {a[1]}, {attr[0]})"
     if op == "math":
         return f"tl.{attr[0]}({', '.join(a)})"
     raise AssertionError(op)
