@@ -1,0 +1,213 @@
+"""mma.sync layouts: which `tl.dot`s run on tensor cores, and where their fragments live.
+
+The accumulator layout is an ordinary :class:`Blocked` layout, so every other rule (stores,
+elementwise epilogues, reductions) reads it without conversion: a warp's lanes split as 8 groups
+of 4 (``g = lane // 4`` along M, ``t = lane % 4`` along N, two adjacent columns each), warps
+tile ``wm`` x ``wn``. One m16n8 instruction tile of a warp takes its physical rows 0-7 from
+register row ``2*mt`` and rows 8-15 from ``2*mt + 1`` (logical rows ``warp_m*8 + g + i*8*wm``);
+any consistent row permutation is fine for a matrix product as long as A's fragments follow it.
+The pure functions below are the index math the lowering emits, simulated by the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from ...ir import ops as O
+from ...ir.types import ScalarType, TileType, element_of
+from .layout import TRIVIAL, Blocked, DimMap
+
+# the largest accumulator (elements per thread) kept in registers on the mma path
+MAX_ACC_PER_THREAD = 128
+
+
+class MmaKind(Enum):
+    """Operand type of one mma.sync instruction: (PTX type, K of the instruction, bytes)."""
+
+    F16 = ("f16", 16, 2)
+    BF16 = ("bf16", 16, 2)
+    TF32 = ("tf32", 8, 4)
+    S8 = ("s8", 32, 1)
+    U8 = ("u8", 32, 1)
+
+    @property
+    def ptx(self) -> str:
+        return self.value[0]
+
+    @property
+    def k(self) -> int:
+        return self.value[1]
+
+    @property
+    def elem_bytes(self) -> int:
+        return self.value[2]
+
+
+class AccKind(Enum):
+    F32 = "f32"
+    F16 = "f16"
+    S32 = "s32"
+
+
+@dataclass(frozen=True)
+class MmaPlan:
+    """One dot on tensor cores: instruction kind, tile sizes and the warp grid."""
+
+    kind: MmaKind
+    acc: AccKind
+    passes: int  # 3 for tf32x3 (big*big + big*small + small*big), else 1
+    batch: int  # 0 for a 2-D dot
+    m: int
+    n: int
+    k: int
+    wm: int
+    wn: int
+
+    @property
+    def m_tiles(self) -> int:
+        """m16 instruction tiles per warp."""
+        return self.m // (16 * self.wm)
+
+    @property
+    def n_tiles(self) -> int:
+        """n8 instruction tiles per warp."""
+        return self.n // (8 * self.wn)
+
+    @property
+    def k_steps(self) -> int:
+        return self.k // self.kind.k
+
+    def layout(self) -> Blocked:
+        return acc_layout(self.batch > 0, self.wm, self.wn)
+
+
+def acc_layout(batched: bool, wm: int, wn: int) -> Blocked:
+    rows = DimMap(spt=1, tpw=8, lane_stride=4, wpc=wm, warp_stride=wn)
+    cols = DimMap(spt=2, tpw=4, lane_stride=1, wpc=wn, warp_stride=1)
+    if batched:
+        return Blocked((TRIVIAL, rows, cols), (2, 1, 0))
+    return Blocked((rows, cols), (1, 0))
+
+
+def warp_grid(m: int, n: int, num_warps: int) -> tuple[int, int]:
+    """Warps along M and N: double whichever side has more instruction tiles per warp left;
+    warps that do not fit replicate (the layout leaves their warp bits free)."""
+    wm = wn = 1
+    while wm * wn < num_warps:
+        more_m = m // (16 * wm) >= n // (8 * wn)
+        if more_m and m >= 32 * wm:
+            wm *= 2
+        elif n >= 16 * wn:
+            wn *= 2
+        elif m >= 32 * wm:
+            wm *= 2
+        else:
+            break
+    return wm, wn
+
+
+def _pow2(x: int) -> bool:
+    return x > 0 and x & (x - 1) == 0
+
+
+def _kind(a: ScalarType, out: ScalarType, precision: str) -> tuple[MmaKind, AccKind] | None:
+    name = a.name
+    if name in ("fp16", "bf16") and out.name == "fp32":
+        return (MmaKind.F16 if name == "fp16" else MmaKind.BF16), AccKind.F32
+    if name == "fp16" and out.name == "fp16":
+        return MmaKind.F16, AccKind.F16
+    if name == "fp32" and out.name == "fp32" and precision in ("tf32", "tf32x3"):
+        return MmaKind.TF32, AccKind.F32
+    if a.is_int() and a.bits == 8 and out.is_int() and out.bits == 32:
+        return (MmaKind.S8 if a.is_int_signed() else MmaKind.U8), AccKind.S32
+    return None
+
+
+def choose(op: O.DotOp, num_warps: int, arch: int) -> MmaPlan | None:
+    """The tensor-core plan for ``op``, or None where the FMA path must run it (before sm_80,
+    an ieee fp32 dot, fp64, small or odd shapes, an accumulator too large for registers)."""
+    if arch < 80:
+        return None
+    a_t, acc_t = op.operands[0].type, op.operands[2].type
+    if not isinstance(a_t, TileType) or not isinstance(acc_t, TileType):
+        return None
+    a_elem, out_elem = element_of(a_t), element_of(acc_t)
+    if not isinstance(a_elem, ScalarType) or not isinstance(out_elem, ScalarType):
+        return None
+    kinds = _kind(a_elem, out_elem, op.input_precision)
+    if kinds is None:
+        return None
+    kind, acc = kinds
+    *batch, m, k = a_t.shape
+    n = acc_t.shape[-1]
+    if m < 16 or n < 16 or k < max(16, kind.k) or not all(_pow2(x) for x in (m, n, k)):
+        return None
+    wm, wn = warp_grid(m, n, num_warps)
+    if m * n // (32 * wm * wn) > MAX_ACC_PER_THREAD:
+        return None
+    passes = 3 if op.input_precision == "tf32x3" and kind is MmaKind.TF32 else 1
+    return MmaPlan(kind, acc, passes, batch[0] if batch else 0, m, n, k, wm, wn)
+
+
+# -- index math (shared by the lowering and the CPU simulation of the tests) --------------------
+
+
+def acc_row(plan: MmaPlan, warp_m: int, group: int, reg: int) -> int:
+    """Logical row of accumulator register row ``reg`` (``2*mt + half``) in a thread of group
+    ``group`` (lane // 4) of warp row ``warp_m``."""
+    return warp_m * 8 + group + reg * 8 * plan.wm
+
+
+def tile_col(plan: MmaPlan, warp_n: int, nt: int) -> int:
+    """First logical column of the warp's n8 instruction tile ``nt``."""
+    return warp_n * 8 + nt * 8 * plan.wn
+
+
+def a_lane_address(
+    plan: MmaPlan, kmajor: bool, warp_m: int, lane: int, mt: int, ks: int
+) -> tuple[int, int]:
+    """(row, column) of the A operand [M, K] where ``lane`` points ldmatrix.x4 for instruction
+    tile (mt, ks): matrices 0..3 are (rows 0-7, k lo), (rows 8-15, k lo), (rows 0-7, k hi),
+    (rows 8-15, k hi), giving fragment registers a0..a3 in order. K-major storage reads one
+    16-byte row of each matrix per lane; M-major (16-bit only, ldmatrix .trans) one row of k."""
+    q, r = lane // 8, lane % 8
+    half_k = plan.kind.k // 2
+    if kmajor:
+        return acc_row(plan, warp_m, r, 2 * mt + q % 2), ks * plan.kind.k + (q // 2) * half_k
+    return acc_row(plan, warp_m, 0, 2 * mt + q % 2), ks * plan.kind.k + (q // 2) * 8 + r
+
+
+def b_lane_address(
+    plan: MmaPlan, kmajor: bool, warp_n: int, lane: int, nt: int, ks: int, x4: bool
+) -> tuple[int, int]:
+    """(k, column) of the B operand [K, N] where ``lane`` points ldmatrix for n tiles ``nt``
+    (and ``nt + 1`` with x4): matrices are (nt, k lo), (nt, k hi), (nt+1, k lo), (nt+1, k hi),
+    giving b0, b1 of each tile. K-major storage ([N][K]) reads rows of n; N-major ([K][N], 16-bit
+    only, .trans) rows of k."""
+    q, r = (lane // 8, lane % 8) if x4 else ((lane % 16) // 8, lane % 8)
+    tile = nt + q // 2
+    half_k = plan.kind.k // 2
+    if kmajor:
+        return ks * plan.kind.k + (q % 2) * half_k, tile_col(plan, warp_n, tile) + r
+    return ks * plan.kind.k + (q % 2) * 8 + r, tile_col(plan, warp_n, tile)
+
+
+def acc_key(mt: int, nt: int, i: int) -> tuple[int, int]:
+    """Accumulator register key (row reg, column reg) of mma result register ``i`` (c0..c3)."""
+    return 2 * mt + i // 2, 2 * nt + i % 2
+
+
+def swizzled_offset(row, col_bytes, row_bytes: int):  # type: ignore[no-untyped-def]
+    """Byte offset of (``row``, byte ``col_bytes``) in a shared-memory matrix of ``row_bytes``
+    per row (a power of two >= 16), its 16-byte chunks XOR-permuted by the row so that the
+    eight rows an ldmatrix reads at one column land in eight different 16-byte bank groups.
+
+    ``row`` and ``col_bytes`` are ints or IR expressions with the same operators (the lowering
+    emits exactly this arithmetic; the tests evaluate it on ints)."""
+    chunks = row_bytes // 16
+    if chunks >= 8:
+        phase = row % 8
+    else:
+        phase = (row // (8 // chunks)) % chunks
+    return row * row_bytes + ((col_bytes // 16) ^ phase) * 16 + col_bytes % 16

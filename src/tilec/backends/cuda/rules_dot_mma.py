@@ -1,0 +1,217 @@
+"""``tl.dot`` on tensor cores with mma.sync (sm_80+): stage, ldmatrix, mma.
+
+Both operands are written once to swizzled shared memory (16-byte vector stores along the axis
+the registers are contiguous in), then every warp loads its fragments with ldmatrix (``.trans``
+where a 16-bit operand is stored K-outer) and issues m16n8k{8,16,32} instructions into an
+accumulator that stays in the mma layout of mma.py, also across loop iterations. The
+instructions are inline PTX (ptxas validates them; LLVM cannot abort on them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from ...ir import ops as O
+from ...ir.types import TileType
+from . import intrinsics as intr
+from .lowering import Lowering, Tile
+from .mma import AccKind, MmaKind, MmaPlan, a_lane_address, acc_key, b_lane_address
+from .mma import swizzled_offset
+from .mma_expr import Expr
+from .types import F16, F32, I8, I32
+
+
+@dataclass(frozen=True)
+class Staged:
+    """One operand in shared memory: ``rows`` x ``row_bytes`` per batch entry, swizzled."""
+
+    offset: int  # bytes from the scratch base
+    kmajor: bool  # K is the contiguous axis (else M for A, N for B: ldmatrix .trans)
+    row_axis: int  # logical axis (of the operand tile) along smem rows
+    col_axis: int  # logical axis contiguous in smem
+    rows: int
+    row_bytes: int
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.row_bytes
+
+
+def _staging(t: Tile, is_a: bool, kind: MmaKind, offset: int) -> Staged:
+    rank = len(t.shape)
+    k_axis = rank - 1 if is_a else rank - 2
+    other = rank - 2 if is_a else rank - 1
+    # 16-bit operands may be stored either way round (ldmatrix .trans reads the other);
+    # 8- and 32-bit fragments only come K-contiguous
+    kmajor = kind.elem_bytes != 2 or t.layout.order[0] == k_axis
+    col, row = (k_axis, other) if kmajor else (other, k_axis)
+    return Staged(offset, kmajor, row, col, t.shape[row], t.shape[col] * kind.elem_bytes)
+
+
+def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> None:
+    """Write this thread's registers, in runs of up to 16 contiguous bytes, to ``s``."""
+    b = L.b
+    dm = t.layout.dim_maps()[s.col_axis]
+    vec = max(1, min(dm.spt_in(t.shape[s.col_axis]), 16 // elem_bytes))
+    batched = len(t.shape) == 3
+    for key, first in t.regs.items():
+        if key[s.col_axis] % vec:
+            continue
+        coords = L.coord(t.layout, t.shape, key)
+        row, col = Expr(b, coords[s.row_axis]), Expr(b, coords[s.col_axis])
+        off = swizzled_offset(row, col * elem_bytes, s.row_bytes) + s.offset
+        if batched:
+            off = off + Expr(b, coords[0]) * s.nbytes
+        value = first
+        if vec > 1:
+            value = ir.Constant(ir.VectorType(first.type, vec), None)
+            for e in range(vec):
+                k = list(key)
+                k[s.col_axis] += e
+                value = b.insert_element(value, t.regs[tuple(k)], ir.Constant(I32, e))
+        ptr = b.gep(base, [Expr.of(b, off).v], source_etype=I8)
+        b.store(value, ptr).align = vec * elem_bytes
+
+
+def _ldmatrix(b: ir.IRBuilder, ptr: ir.Value, count: int, trans: bool) -> list[ir.Value]:
+    """ldmatrix as inline PTX with side effects: LLVM must neither hoist it above the barrier
+    that publishes the staged operand nor merge it with the same load of another iteration."""
+    regs = ",".join(f"${i}" for i in range(count))
+    text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16 {{{regs}}}, [${count}];"
+    ret = ir.LiteralStructType([I32] * count)
+    out = intr.asm(b, ret, text, ",".join(["=r"] * count + ["l"]), [ptr])
+    return [b.extract_value(out, i) for i in range(count)]
+
+
+class _Fragments:
+    """ldmatrix loads of one operand for one (batch, k step)."""
+
+    def __init__(self, L: Lowering, plan: MmaPlan, s: Staged, base: ir.Value) -> None:
+        self.L, self.plan, self.s, self.base = L, plan, s, base
+        b = L.b
+        warp, self.lane = Expr(b, L.warp), Expr(b, L.lane)
+        self.warp_m = (warp // plan.wn) % plan.wm
+        self.warp_n = warp % plan.wn
+
+    def _load(self, row: Expr | int, col: Expr | int, batch: int, count: int) -> list[ir.Value]:
+        s, eb = self.s, self.plan.kind.elem_bytes
+        off = swizzled_offset(row, col * eb, s.row_bytes) + (s.offset + batch * s.nbytes)
+        ptr = self.L.b.gep(self.base, [Expr.of(self.L.b, off).v], source_etype=I8)
+        return _ldmatrix(self.L.b, ptr, count, not self.s.kmajor)
+
+    def a(self, mt: int, ks: int, batch: int) -> list[ir.Value]:
+        row, col = a_lane_address(self.plan, self.s.kmajor, self.warp_m, self.lane, mt, ks)
+        # K-major: smem rows are M; M-major: smem rows are K and columns M
+        return self._load(row, col, batch, 4) if self.s.kmajor else self._load(col, row, batch, 4)
+
+    def b(self, nt: int, ks: int, batch: int, x4: bool) -> list[ir.Value]:
+        k, col = b_lane_address(self.plan, self.s.kmajor, self.warp_n, self.lane, nt, ks, x4)
+        count = 4 if x4 else 2
+        return self._load(col, k, batch, count) if self.s.kmajor else self._load(k, col, batch, count)
+
+
+def _to_tf32(b: ir.IRBuilder, bits: ir.Value) -> ir.Value:
+    x = b.bitcast(bits, F32)
+    return intr.asm(b, I32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
+
+
+def _split_tf32(b: ir.IRBuilder, bits: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """x = big + small, both rounded to tf32 (the 3xTF32 split)."""
+    big = _to_tf32(b, bits)
+    rest = b.fsub(b.bitcast(bits, F32), b.bitcast(big, F32))
+    return big, _to_tf32(b, b.bitcast(rest, I32))
+
+
+def _mma(plan: MmaPlan, b: ir.IRBuilder, a: list, bb: list, c: list) -> list[ir.Value]:
+    kind, acc = plan.kind, plan.acc
+    shape = f"m16n8k{kind.k}"
+    if acc is AccKind.F16:
+        text = f"mma.sync.aligned.{shape}.row.col.f16.f16.f16.f16 {{$0,$1}}, {{$2,$3,$4,$5}}, {{$6,$7}}, {{$8,$9}};"
+        ret = ir.LiteralStructType([I32] * 2)
+        out = intr.asm(b, ret, text, "=r,=r,r,r,r,r,r,r,0,1", [*a, *bb, *c], side_effect=False)
+        return [b.extract_value(out, i) for i in range(2)]
+    d = acc.value
+    text = (
+        f"mma.sync.aligned.{shape}.row.col.{d}.{kind.ptx}.{kind.ptx}.{d} "
+        "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"
+    )
+    reg = "f" if acc is AccKind.F32 else "r"
+    cons = ",".join([f"={reg}"] * 4 + ["r"] * 6 + ["0", "1", "2", "3"])
+    out = intr.asm(b, ir.LiteralStructType([c[0].type] * 4), text, cons, [*a, *bb, *c], False)
+    return [b.extract_value(out, i) for i in range(4)]
+
+
+def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
+    a_v, b_v, acc_v = op.operands
+    assert isinstance(acc_v.type, TileType)
+    layout = plan.layout()
+    acc = L.tile(acc_v, layout)
+    a, bt = L.tile(a_v), L.tile(b_v)
+    kind = plan.kind
+    sa = _staging(a, True, kind, 0)
+    a_bytes = max(sa.nbytes * max(plan.batch, 1), 16)
+    sb = _staging(bt, False, kind, a_bytes)
+    base = L.smem(a_bytes + sb.nbytes * max(plan.batch, 1))
+    L.barrier()
+    _store(L, a, sa, base, kind.elem_bytes)
+    _store(L, bt, sb, base, kind.elem_bytes)
+    L.barrier()
+    regs = _accumulate(L, plan, _Fragments(L, plan, sa, base), _Fragments(L, plan, sb, base), acc)
+    L.set(op.result, Tile(layout, acc.shape, regs))
+
+
+def _accumulate(L: Lowering, plan: MmaPlan, fa: _Fragments, fb: _Fragments, acc: Tile) -> dict:
+    b = L.b
+    regs = dict(acc.regs)
+    for batch in range(max(plan.batch, 1)):
+        prefix = (batch,) if plan.batch else ()
+        for ks in range(plan.k_steps):
+            a_frags = [_prepare(plan, b, fa.a(mt, ks, batch)) for mt in range(plan.m_tiles)]
+            b_frags = []
+            for nt in range(0, plan.n_tiles, 2):
+                x4 = nt + 1 < plan.n_tiles
+                got = fb.b(nt, ks, batch, x4)
+                b_frags += [_prepare(plan, b, got[:2]), _prepare(plan, b, got[2:])][: 1 + x4]
+            for mt in range(plan.m_tiles):
+                for nt in range(plan.n_tiles):
+                    keys = [prefix + acc_key(mt, nt, i) for i in range(4)]
+                    _issue(plan, b, a_frags[mt], b_frags[nt], keys, regs)
+    return regs
+
+
+def _prepare(plan: MmaPlan, b: ir.IRBuilder, frag: list[ir.Value]) -> list[list[ir.Value]]:
+    """The operand words of each product: as loaded; rounded to tf32; or tf32x3's (big, small)."""
+    if plan.kind is not MmaKind.TF32:
+        return [frag]
+    if plan.passes == 1:
+        return [[_to_tf32(b, x) for x in frag]]
+    big, small = zip(*(_split_tf32(b, x) for x in frag))
+    return [list(big), list(small)]
+
+
+def _issue(plan: MmaPlan, b: ir.IRBuilder, a: list, bb: list, keys: list, regs: dict) -> None:
+    """One m16n8 tile: c += a @ b (small*big + big*small + big*big for tf32x3)."""
+    if plan.acc is AccKind.F16:
+        c = [_pack(b, regs[keys[0]], regs[keys[1]]), _pack(b, regs[keys[2]], regs[keys[3]])]
+        d = _mma(plan, b, a[0], bb[0], c)
+        for i, word in enumerate(d):
+            pair = b.bitcast(word, ir.VectorType(F16, 2))
+            regs[keys[2 * i]] = b.extract_element(pair, ir.Constant(I32, 0))
+            regs[keys[2 * i + 1]] = b.extract_element(pair, ir.Constant(I32, 1))
+        return
+    c = [regs[k] for k in keys]
+    if len(a) == 2:
+        c = _mma(plan, b, a[1], bb[0], c)
+        c = _mma(plan, b, a[0], bb[1], c)
+    c = _mma(plan, b, a[0], bb[0], c)
+    for k, v in zip(keys, c):
+        regs[k] = v
+
+
+def _pack(b: ir.IRBuilder, lo: ir.Value, hi: ir.Value) -> ir.Value:
+    pair = ir.Constant(ir.VectorType(F16, 2), None)
+    pair = b.insert_element(pair, lo, ir.Constant(I32, 0))
+    pair = b.insert_element(pair, hi, ir.Constant(I32, 1))
+    return b.bitcast(pair, I32)
