@@ -28,7 +28,7 @@ from tilec.runtime import launcher
 @tilec.jit
 def spin(out_ptr, n):
     acc = 0.0
-    for i in range(n):  # dependent float ops: no closed form
+    for _ in range(n):  # dependent float ops: no closed form
         acc = acc * 0.5 + 1.0
     tl.store(out_ptr + tl.program_id(0), acc)
 
