@@ -18,7 +18,7 @@ from .program import Case
 from .reference import PENDING
 from .repro import script
 
-EXAMPLES = 40
+EXAMPLES = 30
 
 
 @st.composite
