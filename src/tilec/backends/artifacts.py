@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 from ..ir.argspec import ArgSpec
-from ..passes.bounds_check import BoundsInfo
+from ..ir.bounds import BoundsInfo
 from .target import CompileOptions, Target
 
 

@@ -11,55 +11,15 @@ loaded from memory or made from integers have no known origin and are not checke
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from ..ir import ops as O
 from ..ir.argspec import ArgKind, ArgSpec, pointer_arg, scalar_arg
+from ..ir.bounds import BOUNDS_CODE, AccessKind, BoundsInfo, BoundsSite
 from ..ir.core import Op, Value
 from ..ir.types import PointerType, ScalarType, element_of, int64, shape_of
-from ..source import SourceLoc
 
-# Record codes of bounds violations start here; device_assert's codes are small positive ints
-# (the CPU backend shares one status block between both).
-BOUNDS_CODE = 1 << 32
-RECORD_WORDS = 4  # code, linear program id, offending address, scratch word for CAS
 _UNKNOWN = -1  # an origin outside the kernel's pointer parameters
-
-
-class AccessKind(enum.Enum):
-    LOAD = "load"
-    STORE = "store"
-    ATOMIC = "atomic"
-
-
-@dataclass(frozen=True)
-class BoundsSite:
-    """One checked access: what it does, where, and which parameters its pointer may come from
-    (positions in :attr:`BoundsInfo.pointers`)."""
-
-    kind: AccessKind
-    loc: SourceLoc
-    candidates: tuple[int, ...]
-    element: str  # the accessed element type, e.g. ``fp32``
-    access_bytes: int
-
-
-@dataclass(frozen=True)
-class BoundsInfo:
-    """What a checked kernel needs at launch: after its ``user_params`` runtime parameters come
-    ``lo, hi`` for each of ``pointers`` (parameter names), the record, then ``scratch``
-    pointers (one per element type compare-and-swap uses, all at the record's last word)."""
-
-    user_params: int
-    pointers: tuple[str, ...]
-    sites: tuple[BoundsSite, ...]
-    scratch: int = 0
-
-    def site(self, code: int) -> BoundsSite | None:
-        index = code - BOUNDS_CODE
-        return self.sites[index] if 0 <= index < len(self.sites) else None
 
 
 _ACCESS = (O.LoadOp, O.StoreOp, O.AtomicRMWOp, O.AtomicCASOp)

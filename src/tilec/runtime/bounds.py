@@ -12,7 +12,7 @@ import ctypes
 from typing import Any
 
 from ..errors import OutOfBoundsError
-from ..passes.bounds_check import BoundsInfo
+from ..ir.bounds import BoundsInfo
 from . import dlpack
 
 Extent = tuple[int, int]  # [lo, hi) byte addresses

@@ -16,8 +16,8 @@ from typing import Any
 from .. import config
 from ..errors import LaunchError
 from ..ir.argspec import ArgKind, ArgSpec
+from ..ir.bounds import BOUNDS_CODE, RECORD_WORDS, BoundsInfo
 from ..ir.types import PointerType, int64
-from ..passes.bounds_check import BOUNDS_CODE, RECORD_WORDS, BoundsInfo
 from . import bounds, launcher
 from .kernel import CpuKernel, CudaKernel, Grid3, LaunchedKernel, normalize_grid
 
