@@ -165,7 +165,7 @@ class ShapeOps:
     def sort_gather(self, shape: Shape, depth: int, root: bool) -> Node:
         """tl.sort / tl.topk / tl.gather (library functions on 1-D and 2-D tiles)."""
         d = self.d
-        if not 1 <= len(shape) <= 2:
+        if not 1 <= len(shape) <= 2 or numel(shape) > 64:  # sorting networks compile slowly
             return self.value(shape, depth)
         kind = pick(d, ("sort", "gather", "topk"))
         if kind == "sort":
@@ -173,11 +173,11 @@ class ShapeOps:
             return Node("sort", (x,), x.dtype, shape, (coin(d, 50),))
         if kind == "topk":
             k = shape[-1]
-            sizes = [n for n in DIMS if n >= k and numel(shape) // k * n <= MAX_NUMEL]
+            sizes = [n for n in DIMS if n >= k and numel(shape) // k * n <= 64]
             x = self.no_bool(self.value((*shape[:-1], pick(d, sizes)), depth))
             return Node("topk", (x,), x.dtype, shape, (k,))
         axis = d.int(0, len(shape) - 1)
-        size = pick(d, DIMS)
+        size = pick(d, [n for n in DIMS if n * numel(shape) <= 1024])  # gather compares all
         src = self.no_bool(self.value((*shape[:axis], size, *shape[axis + 1 :]), depth))
         idx = self.integer(self.value(shape, depth))
         mask = Node("lit", (), D.I32, (), (size - 1,))

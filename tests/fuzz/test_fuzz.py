@@ -62,6 +62,6 @@ def test_random_kernels_match_the_reference_on_cpu(case: Case, folder: Path) -> 
 @settings(parent=FIXED, max_examples=150)
 @given(case=cases())
 def test_random_kernels_cuda_matches_cpu(case: Case, folder: Path) -> None:
-    outcome = run_pair(case, folder)
+    outcome = run_pair(case, folder, PENDING)
     if outcome.status != "ok":
         _fail(case, outcome.status, outcome.detail, outcome.bad_lanes)
