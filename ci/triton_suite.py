@@ -54,6 +54,8 @@ class Summary:
     returncode: int
     totals: Counts = field(default_factory=Counts)
     functions: dict[str, Counts] = field(default_factory=dict)
+    # the first line of each failure's message (addresses and numbers kept), by count
+    causes: dict[str, int] = field(default_factory=dict)
 
 
 def check_checkout(root: Path) -> None:
@@ -99,6 +101,11 @@ def read_junit(junit: Path, summary: Summary) -> None:
         function = re.sub(r"\[.*$", "", case.get("name", ""))
         outcome = outcome_of(case)
         summary.totals.add(outcome)
+        if outcome in ("failed", "error"):
+            found = case.find("failure" if outcome == "failed" else "error")
+            text = (found.get("message") or found.text or "").strip() if found is not None else ""
+            cause = text.splitlines()[0][:200] if text else "?"
+            summary.causes[cause] = summary.causes.get(cause, 0) + 1
         summary.functions.setdefault(f"{module}.py::{function}", Counts()).add(outcome)
 
 
@@ -155,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     summary = run(args)
     print_table(summary)
+    summary.causes = dict(sorted(summary.causes.items(), key=lambda kv: -kv[1]))
     args.json.write_text(json.dumps(asdict(summary), indent=1) + "\n")
     print(f"summary written to {args.json}")
     crashed = summary.returncode not in (0, 1) and summary.totals.passed == 0
