@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import DType
+from .dtypes import BF16, F64, DType, int_range
 from .numerics import as_ints, from_storage, in_int_range, round_float, round_int, to_storage, wrap
 
 
@@ -34,13 +34,20 @@ def convert(x: np.ndarray, src: DType, dst: DType) -> tuple[np.ndarray, np.ndarr
     if src.is_int:
         if src.bits <= 32:
             return round_float(x.astype(np.float64), dst), undefined
+        if dst == BF16:  # documented: 64-bit integers reach bf16 through fp64 (two roundings)
+            return round_float(round_int(as_ints(x), F64), dst), undefined
         return round_int(as_ints(x), dst), undefined
     if dst.is_float:
         return round_float(x.astype(np.float64), dst), undefined
+    # docs/language/semantics.md: NaN gives 0, out-of-range values saturate
+    w = x.astype(np.float64)
+    lo, hi = int_range(dst)
     ok = in_int_range(x, dst)
-    safe = np.where(ok, np.trunc(np.where(ok, x.astype(np.float64), 0.0)), 0.0)
+    safe = np.where(ok, np.trunc(np.where(ok, w, 0.0)), 0.0)
     ints = np.array([int(v) for v in safe.reshape(-1)], dtype=object).reshape(x.shape)
-    return wrap(ints, dst), ~ok
+    with np.errstate(invalid="ignore"):
+        ints = np.where(ok, ints, np.where(np.isnan(w), 0, np.where(w > 0, hi, lo)))
+    return wrap(ints, dst), undefined
 
 
 def bitcast(x: np.ndarray, src: DType, dst: DType) -> tuple[np.ndarray, np.ndarray]:

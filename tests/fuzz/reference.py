@@ -233,8 +233,11 @@ def _minmax(n: Node, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.ndarr
         return (np.maximum if which == "maximum" else np.minimum)(x, y), undefined
     f = {("maximum", True): np.maximum, ("maximum", False): np.fmax,
          ("minimum", True): np.minimum, ("minimum", False): np.fmin}[(which, nan_all)]  # fmt: skip
+    r = f(x, y)
+    # -0.0 < +0.0 here (docs/language/semantics.md): min gives -0.0, max gives +0.0
     zeros = (x == 0) & (y == 0) & (np.signbit(x) != np.signbit(y))
-    return f(x, y), undefined | zeros
+    r = np.where(zeros, np.array(-0.0 if which == "minimum" else 0.0, dtype=r.dtype), r)
+    return r, undefined
 
 
 def _float_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType) -> np.ndarray:
@@ -254,19 +257,22 @@ def _float_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType) -> np.ndarra
 def _int_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.ndarray) -> Value:
     a, b = as_ints(x), as_ints(y)
     if sym in ("//", "%"):
-        lo, _ = D.int_range(t)
-        bad = (b == 0) | ((a == lo) & (b == -1) & (t.kind == "i"))
-        b = np.where(bad, 1, b)
+        # docs/language/semantics.md: x // 0 is all ones, x % 0 is x, INT_MIN // -1 wraps
+        zero = b == 0
+        c = np.where(zero, 1, b)
         q = np.array([abs(p) // abs(r) * (1 if (p >= 0) == (r > 0) else -1)
-                      for p, r in zip(a.reshape(-1), b.reshape(-1))], dtype=object)  # fmt: skip
+                      for p, r in zip(a.reshape(-1), c.reshape(-1))], dtype=object)  # fmt: skip
         q = q.reshape(a.shape)
-        return wrap(q if sym == "//" else a - q * b, t), undefined | bad
+        if sym == "//":
+            return wrap(np.where(zero, -1, q), t), undefined
+        return wrap(np.where(zero, a, a - q * c), t), undefined
     if sym in ("<<", ">>"):
-        bad = (b < 0) | (b >= t.bits)
-        b = np.where(bad, 0, b)
+        # an amount is read as unsigned; one of the width or more shifts everything out
+        out = (b < 0) | (b >= t.bits)
+        c = np.where(out, t.bits, b)
         r = np.array([p << s if sym == "<<" else p >> s
-                      for p, s in zip(a.reshape(-1), b.reshape(-1))], dtype=object)  # fmt: skip
-        return wrap(r.reshape(a.shape), t), undefined | bad
+                      for p, s in zip(a.reshape(-1), c.reshape(-1))], dtype=object)  # fmt: skip
+        return wrap(r.reshape(a.shape), t), undefined
     r = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "&": lambda: a & b,
          "|": lambda: a | b, "^": lambda: a ^ b}[sym]()  # fmt: skip
     return wrap(r, t), undefined

@@ -37,15 +37,26 @@ def test_large_integers_round_once() -> None:
     assert round_int(v, D.F32).tolist() == [float(2**60 + 2**37), -(2.0**63)]
 
 
-def test_integers_wrap_and_divide_like_c() -> None:
+def test_integers_wrap_divide_and_shift_as_documented() -> None:
     assert wrap(np.array([128, -129, 2**40 + 5], dtype=object), D.I8).tolist() == [-128, 127, 5]
     a = np.array([-7, 7, -128, 5], dtype=np.int8)
     b = np.array([2, -2, -1, 0], dtype=np.int8)
     q, undefined = _int_binary("//", a, b, D.I8, np.zeros(4, bool))
     r, _ = _int_binary("%", a, b, D.I8, np.zeros(4, bool))
-    assert q[:2].tolist() == [-3, -3] and r[:2].tolist() == [-1, 1]
-    assert undefined.tolist() == [False, False, True, True]
+    # truncation; then the documented edge cases: INT_MIN // -1 wraps, x // 0 is all ones
+    assert q.tolist() == [-3, -3, -128, -1] and r.tolist() == [-1, 1, 0, 5]
+    assert not undefined.any()
+    s, _ = _int_binary("<<", a, np.array([1, 8, -1, 7], np.int8), D.I8, np.zeros(4, bool))
+    assert s.tolist() == [-14, 0, 0, -128]
     assert as_ints(np.array([2**64 - 1], np.uint64)).tolist() == [2**64 - 1]
+
+
+def test_float_to_int_saturates_and_nan_is_zero() -> None:
+    from .convert import convert
+
+    x = np.array([np.nan, 1e10, -1e10, -np.inf, -0.5, 3.9], np.float32)
+    assert convert(x, D.F32, D.I8)[0].tolist() == [0, 127, -128, -128, 0, 3]
+    assert convert(x, D.F32, D.U8)[0].tolist() == [0, 255, 0, 0, 0, 3]
 
 
 def test_ulps_count_across_zero_and_to_infinity() -> None:
