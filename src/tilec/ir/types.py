@@ -22,15 +22,21 @@ class Kind(enum.Enum):
 class ScalarType:
     """An element type such as fp32, i64 or u8 (names follow Triton: ``str(tl.float32) == 'fp32'``)."""
 
-    name: str
+    short: str  # the IR's spelling (fp32, i64, u8): ``str(t)``, printed IR, signatures
     kind: Kind
     bits: int
 
     def __str__(self) -> str:
-        return self.name
+        return self.short
 
     def __repr__(self) -> str:
-        return f"tl.{LANGUAGE_NAMES.get(self.name, self.name)}"
+        return f"tl.{LANGUAGE_NAMES.get(self.short, self.short)}"
+
+    @property
+    def name(self) -> str:
+        """Triton's ``dtype.name``: ``int32``, ``uint8``, ``int1`` for integers and booleans,
+        ``fp32``, ``bf16`` for floats (host code builds numpy dtypes from it)."""
+        return self.short if self.kind is Kind.FLOAT else LANGUAGE_NAMES[self.short]
 
     # Triton's dtype predicates, which kernels call on ``x.dtype``.
     @property
@@ -45,7 +51,7 @@ class ScalarType:
     def fp_mantissa_width(self) -> int:
         """Explicit mantissa bits of a float type (Triton's name); integers have none."""
         try:
-            return _MANTISSA_BITS[self.name]
+            return _MANTISSA_BITS[self.short]
         except KeyError:
             raise AttributeError(f"{self.name} is not a floating-point type") from None
 
@@ -75,46 +81,46 @@ class ScalarType:
         return False
 
     def is_fp16(self) -> bool:
-        return self.name == "fp16"
+        return self.short == "fp16"
 
     def is_bf16(self) -> bool:
-        return self.name == "bf16"
+        return self.short == "bf16"
 
     def is_fp32(self) -> bool:
-        return self.name == "fp32"
+        return self.short == "fp32"
 
     def is_fp64(self) -> bool:
-        return self.name == "fp64"
+        return self.short == "fp64"
 
     def is_int1(self) -> bool:
-        return self.name == "i1"
+        return self.short == "i1"
 
     def is_int8(self) -> bool:
-        return self.name == "i8"
+        return self.short == "i8"
 
     def is_int16(self) -> bool:
-        return self.name == "i16"
+        return self.short == "i16"
 
     def is_int32(self) -> bool:
-        return self.name == "i32"
+        return self.short == "i32"
 
     def is_int64(self) -> bool:
-        return self.name == "i64"
+        return self.short == "i64"
 
     def is_uint8(self) -> bool:
-        return self.name == "u8"
+        return self.short == "u8"
 
     def is_uint16(self) -> bool:
-        return self.name == "u16"
+        return self.short == "u16"
 
     def is_uint32(self) -> bool:
-        return self.name == "u32"
+        return self.short == "u32"
 
     def is_uint64(self) -> bool:
-        return self.name == "u64"
+        return self.short == "u64"
 
     def is_standard_floating(self) -> bool:
-        return self.name in ("fp16", "bf16", "fp32", "fp64")
+        return self.short in ("fp16", "bf16", "fp32", "fp64")
 
 
 @dataclass(frozen=True)
@@ -232,7 +238,7 @@ SCALAR_TYPES: tuple[ScalarType, ...] = (
     int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64,
 )  # fmt: skip
-BY_NAME: dict[str, ScalarType] = {t.name: t for t in SCALAR_TYPES}
+BY_NAME: dict[str, ScalarType] = {t.short: t for t in SCALAR_TYPES}
 LANGUAGE_NAMES: dict[str, str] = {
     "i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",

@@ -17,10 +17,7 @@ _FLOATS = ("fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16"
 
 
 def _by_triton_name() -> dict[str, ir.ScalarType]:
-    types = [*ir.SCALAR_TYPES, *sorted(ir.UNSUPPORTED_TYPES, key=lambda t: t.name)]
-    # Triton names integers as tl spells them (int8, uint8, int1) and floats by their short
-    # name (fp16, bf16, fp8e5)
-    return {t.name if t.name in _FLOATS else ir.LANGUAGE_NAMES[t.name]: t for t in types}
+    return {t.name: t for t in (*ir.SCALAR_TYPES, *ir.UNSUPPORTED_TYPES)}
 
 
 class _DtypeMeta(type):

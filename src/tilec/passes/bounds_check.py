@@ -131,7 +131,7 @@ class _Instrumenter:
             pointee = element_of(ptr.type)
             assert isinstance(pointee, PointerType) and isinstance(pointee.element, ScalarType)
             elem = pointee.element
-            site = BoundsSite(_kind(op), op.loc, candidates, elem.name, elem.itemsize)
+            site = BoundsSite(_kind(op), op.loc, candidates, str(elem), elem.itemsize)
             check = O.BoundsCheckOp(
                 ptr, self.record, [], _mask_of(op), BOUNDS_CODE + len(self.sites),
                 elem.itemsize, op.loc,
@@ -159,7 +159,7 @@ class _Instrumenter:
         specs.append(record_spec)
         scratch: dict[ScalarType, Value] = {}
         for elem in self.scratch_types:
-            spec = pointer_arg(f"_bounds_scratch_{elem.name}", elem, aligned=False)
+            spec = pointer_arg(f"_bounds_scratch_{elem}", elem, aligned=False)
             scratch[elem] = func.body.add_arg(PointerType(elem), spec.name)
             specs.append(spec)
         func.specs = (*func.specs, *specs)

@@ -159,7 +159,7 @@ def pack_argument(spec: ArgSpec, x: Any) -> ctypes._SimpleCData:
     if isinstance(spec.type, PointerType):
         return ctypes.c_uint64(device_pointer(x))
     assert isinstance(spec.type, ScalarType)
-    name = spec.type.name
+    name = str(spec.type)  # the IR spelling, as _CTYPES is keyed
     if name == "fp16":
         return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", float(x)))[0])
     if name == "bf16":
