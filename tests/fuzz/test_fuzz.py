@@ -54,7 +54,7 @@ def _fail(case: Case, status: str, detail: str, lanes: list[int]) -> None:
 def test_random_kernels_match_the_reference_on_cpu(case: Case, folder: Path) -> None:
     outcome = run_case(case, folder, PENDING)
     if outcome.status != "ok":
-        _fail(case, outcome.status, outcome.detail, outcome.bad_lanes)
+        _fail(outcome.case or case, outcome.status, outcome.detail, outcome.bad_lanes)
 
 
 @pytest.mark.gpu
@@ -64,4 +64,4 @@ def test_random_kernels_match_the_reference_on_cpu(case: Case, folder: Path) -> 
 def test_random_kernels_cuda_matches_cpu(case: Case, folder: Path) -> None:
     outcome = run_pair(case, folder, PENDING)
     if outcome.status != "ok":
-        _fail(case, outcome.status, outcome.detail, outcome.bad_lanes)
+        _fail(outcome.case or case, outcome.status, outcome.detail, outcome.bad_lanes)

@@ -81,7 +81,7 @@ def main() -> None:
 
 def _script(case: Case, outcome: Outcome) -> str:
     try:
-        return script(case, outcome.bad_lanes or None)
+        return script(outcome.case or case, outcome.bad_lanes or None)
     except Exception:  # a failure to print must not lose the finding
         return traceback.format_exc()
 
