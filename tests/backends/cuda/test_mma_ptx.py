@@ -10,8 +10,9 @@ import mma_kernels as K
 import pytest
 
 from tilec.backends.cuda import assemble, toolchain
-from tilec.backends.cuda.compiler import CudaCompiler
-from tilec.backends.cuda.mma import warp_grid
+from tilec.backends.cuda.compiler import CudaCompiler, kernel_of, lower
+from tilec.backends.cuda.mma import choose, warp_grid
+from tilec.ir import ops as O
 from tilec.backends.target import CompileOptions, Target
 from tilec.language import float16, float32, int32
 
@@ -88,11 +89,19 @@ def test_tile_shapes(block, warps) -> None:
 
 
 def test_k_loop_keeps_the_accumulator_in_registers() -> None:
-    # the accumulator is not converted on every iteration: the loop body holds the staging
-    # stores of A and B only (no scalar 4-byte shared stores of fp32 accumulator elements)
-    ptx = matmul_ptx("fp16", "sm_80")
-    body = ptx[ptx.index("ldmatrix") : ptx.rindex("mma.sync")]
-    assert "st.shared.b32" not in body and "ld.shared.b32" not in body
+    # the loop-carried accumulator lives in the dot's mma layout (no conversion per iteration),
+    # and the accumulator operand of the dot inside the loop is asked for in that layout too
+    dt, out, acc, precision, _ = CASES["fp16"]
+    sig = (f"*{dt}", f"*{dt}", f"*{out}", "i32", "i32", "i32", "i32", 1, "i32", 1, "i32", 1)
+    module = build(K.matmul.fn, *sig, 64, 64, 32, acc, precision, False, False)
+    func = kernel_of(module)
+    _, lowering = lower(func, "sm_80", CompileOptions())
+    loop = next(op for op in func.walk() if isinstance(op, O.ForOp))
+    dot = next(op for op in func.walk() if isinstance(op, O.DotOp))
+    plan = choose(dot, 4, 80)
+    assert plan is not None
+    carried = [loop.results[0], loop.body.args[1], dot.result, dot.operands[2]]
+    assert all(lowering.plan[v] == plan.layout() for v in carried)
 
 
 @pytest.mark.parametrize("case", ["fp16", "tf32", "int8"])
