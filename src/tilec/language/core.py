@@ -110,8 +110,24 @@ from ..ir.types import (
     uint32,
     uint64,
 )
+from .dtypes import dtype  # noqa: F401 - Triton's tl.core.dtype
 
 tensor_descriptor_base = tensor_descriptor
+
+
+def get_int_dtype(bitwidth: int, signed: bool) -> Any:
+    """Triton's ``tl.core.get_int_dtype``: the integer type of ``bitwidth`` bits (int1 for 1,
+    signed or not; uint8..uint64, int8..int64). Kernels call it with compile-time values."""
+    from ..errors import TileTypeError
+    from ..ir import types as ir
+
+    if bitwidth == 1:
+        return ir.int1
+    found = ir.BY_NAME.get(f"{'i' if signed else 'u'}{bitwidth}")
+    if found is None:
+        kind = "signed" if signed else "unsigned"
+        raise TileTypeError(f"get_int_dtype: no {kind} integer type of {bitwidth} bits")
+    return found
 
 
 class PropagateNan(enum.Enum):

@@ -138,6 +138,9 @@ def compile(  # Triton's name
         return compile_signature(src, target, **_)  # type: ignore[arg-type,return-value]
     if not isinstance(src, ASTSource):
         raise UnsupportedFeature(f"triton.compile of {type(src).__name__} (only ASTSource)")
+    from ...pickling import register
+
+    register()  # hosts send the binary, and its kernel, between processes
     chosen = _tilec_target(target)
     given = dict(options or {})
     # Triton's debug keeps device asserts; tilec's also checks every memory access, which

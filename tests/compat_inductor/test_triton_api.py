@@ -1,0 +1,157 @@
+"""Triton's host API as Inductor calls it (tilec.compat.triton), without the import hook:
+``triton.compile(ASTSource(...))``, the launcher calling convention of ``CompiledKernel.run``,
+pickling of kernels and binaries, the backend and driver tables."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+from tilec import config
+from tilec.compat.triton.backends import __getattr__ as backends_attr
+from tilec.compat.triton.backends.compiler import GPUTarget
+from tilec.compat.triton.compiler.compiler import ASTSource, CompiledKernel, compile, make_backend
+from tilec.compat.triton.runtime import driver as triton_driver
+from tilec.errors import UsageError
+
+
+@tilec.jit
+def scale_add(x_ptr, y_ptr, out_ptr, xnumel, alpha, XBLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    mask = offsets < xnumel
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x * alpha + y, mask=mask)
+
+
+SIGNATURE = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "xnumel": "i32",
+             "alpha": "fp32", "XBLOCK": "constexpr"}  # fmt: skip
+ALIGNED = {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}
+
+
+@pytest.fixture
+def private_cache(tmp_path):
+    with config.override(cache_dir=tmp_path / "cache", backend=None):
+        yield
+
+
+def _inputs(n, rng):
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    return x, y, np.full(n, np.nan, np.float32)
+
+
+def _run(binary, grid, *args):
+    """Inductor's generated launcher: grid, stream, function, metadata, hooks, then every
+    argument (constexprs included) by position."""
+    binary.run(grid, 1, 1, 0, binary.function, binary.packed_metadata, None, None, None, *args)
+
+
+def _cpu_target():
+    return triton_driver.driver.active.get_current_target()
+
+
+def test_compile_and_run_matches_numpy(private_cache):
+    rng = np.random.default_rng()
+    binary = compile(
+        ASTSource(scale_add, SIGNATURE, {"XBLOCK": 64}, {(0,): ALIGNED[(0,)]}),
+        target=GPUTarget("cpu", _cpu_target().arch, 1),
+        options={"num_warps": 1, "num_stages": 1, "debug": True, "sanitize_overflow": False},
+    )
+    assert isinstance(binary, CompiledKernel)
+    assert binary.metadata.name == "scale_add" and binary.metadata.num_warps == 1
+    assert isinstance(binary.hash, str) and binary.n_spills is not None
+    n = 1000
+    x, y, out = _inputs(n, rng)
+    _run(binary, -(n // -64), x, y, out, n, 1.5, 64)
+    np.testing.assert_allclose(out, x.astype(np.float64) * 1.5 + y, rtol=1e-6, atol=1e-6)
+
+
+def test_runtime_parameter_given_as_constant(private_cache):
+    """Inductor passes ``xnumel=1`` as a constant although the kernel declares a runtime
+    parameter: the kernel folds it, and the launcher still receives it by position."""
+    rng = np.random.default_rng()
+    binary = compile(
+        ASTSource(scale_add, {**SIGNATURE, "xnumel": "constexpr"}, {"XBLOCK": 8, "xnumel": 1}),
+        target=_cpu_target(),
+    )
+    assert [s.kind.value for s in binary.specs][3] == "constexpr"
+    x, y, out = _inputs(8, rng)
+    _run(binary, 1, x, y, out, 1, -2.0, 8)
+    assert out[0] == np.float32(x[0] * -2.0 + y[0])
+    assert np.isnan(out[1:]).all()  # the mask used the folded xnumel
+
+
+def test_binary_pickles_without_native_handles(private_cache):
+    """Inductor's compile workers pickle the binary with module/function/run cleared and the
+    parent calls _init_handles before launching."""
+    rng = np.random.default_rng()
+    binary = compile(ASTSource(scale_add, SIGNATURE, {"XBLOCK": 32}), target=_cpu_target())
+    state = {**binary.__dict__, "module": None, "function": None, "run": None}
+    kernel_fn = binary.src.fn
+    saved = kernel_fn.fn, kernel_fn.__globals__, kernel_fn._hash_lock
+    kernel_fn.fn, kernel_fn.__globals__, kernel_fn._hash_lock = None, None, None
+    try:
+        data = pickle.dumps(state)
+    finally:
+        kernel_fn.fn, kernel_fn.__globals__, kernel_fn._hash_lock = saved
+    copy = CompiledKernel.__new__(CompiledKernel)
+    copy.__dict__.update(pickle.loads(data))
+    assert copy.src.fn.arg_names == scale_add.arg_names
+    assert [p.num for p in copy.src.fn.params if p.is_constexpr] == [5]
+    copy._init_handles()
+    x, y, out = _inputs(100, rng)
+    _run(copy, 4, x, y, out, 100, 0.5, 32)
+    np.testing.assert_allclose(out, x.astype(np.float64) * 0.5 + y, rtol=1e-6, atol=1e-6)
+    # and through pickle's own protocol
+    again = pickle.loads(pickle.dumps(copy))
+    assert again.function is None and again.run is None
+
+
+def test_launch_refuses_an_argument_that_does_not_fit(private_cache):
+    binary = compile(ASTSource(scale_add, SIGNATURE, {"XBLOCK": 16}), target=_cpu_target())
+    x = np.zeros(16, np.float64)  # the kernel was compiled for fp32
+    with pytest.raises(UsageError, match="x_ptr"):
+        _run(binary, 1, x, x, x, 16, 1.0, 16)
+
+
+def test_jit_function_pickles_with_and_without_its_function():
+    from tilec.compat import pickling
+
+    pickling.register()
+    assert pickle.loads(pickle.dumps(scale_add)) is scale_add  # by reference
+
+    @tilec.jit
+    def local(x_ptr, N: tl.constexpr):
+        tl.store(x_ptr, N)
+
+    copy = pickle.loads(pickle.dumps(local))  # by description: cannot compile, describes
+    assert copy.fn is None and copy.arg_names == ["x_ptr", "N"]
+    assert [(p.num, p.is_constexpr) for p in copy.params] == [(0, False), (1, True)]
+    assert copy._src_text.startswith("def local(")
+
+
+def test_signature_needs_a_type_or_a_constant():
+    with pytest.raises(UsageError, match="XBLOCK"):
+        ASTSource(scale_add, SIGNATURE).arg_specs()
+
+
+def test_backend_table_and_driver():
+    table = backends_attr("backends")
+    assert set(table) == {"cpu", "nvidia"}
+    assert table["cpu"].driver.is_active()
+    before = triton_driver.driver.active
+    try:
+        triton_driver.driver.set_active(table["cpu"].driver())
+        assert isinstance(triton_driver.driver.active, table["cpu"].driver)
+        assert triton_driver.driver.active.get_current_target().backend == "cpu"
+        assert triton_driver.driver.active.get_current_stream() == 0
+    finally:
+        triton_driver.driver.set_active(before)
+    options = make_backend(GPUTarget("cpu", "x", 1)).parse_options({"num_stages": 2})
+    assert options.num_stages == 2 and options.supported_fp8_dtypes == ()
+    with pytest.raises(UsageError, match="no backend"):
+        make_backend(GPUTarget("hip", "gfx942", 64))
