@@ -41,10 +41,7 @@ def reduce_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tup
     xs, us = _move(x, axis), _move(u, axis)
     undefined = _place(us.any(axis=-1), n, axis)
     if kind == "argmax" or kind == "argmin":
-        if "argmax-nan" in ev.pending and src.is_float:
-            undefined = undefined | _place(np.isnan(xs.astype(np.float64)).any(axis=-1), n, axis)
-        f = np.argmax if kind == "argmax" else np.argmin
-        return _place(f(xs, axis=-1).astype(np.int32), n, axis), undefined
+        return _place(_arg_extreme(xs, kind == "argmax"), n, axis), undefined
     if t.is_int and kind in ("sum", "xor_sum"):
         ints = as_ints(xs)
         if kind == "sum":
@@ -73,6 +70,20 @@ def reduce_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tup
     ev.atol = _place(2 * w.shape[-1] * EPS[t.name] * bound + _tiny(t), n, axis)
     big = ~np.isfinite(bound) | (bound > D.FLOAT_FORMAT[t.name][2] / 4)
     return _place(round_float(r, t), n, axis), undefined | _place(big, n, axis)
+
+
+def _arg_extreme(xs: np.ndarray, largest: bool) -> np.ndarray:
+    """The first index of the largest (smallest) number along the last axis; NaNs are skipped
+    and a row of NaNs gives 0 (docs/language/semantics.md, after Triton's argmax tests)."""
+    w = xs.astype(np.float64) if xs.dtype.kind == "f" else as_ints(xs)
+    valid = ~np.isnan(w.astype(np.float64)) if xs.dtype.kind == "f" else np.ones(xs.shape, bool)
+    out = np.zeros(xs.shape[:-1], dtype=np.int32)
+    for index in np.ndindex(*xs.shape[:-1]):
+        row, ok = w[index], valid[index]
+        if ok.any():
+            best = max(row[ok]) if largest else min(row[ok])
+            out[index] = int(np.flatnonzero(ok & (row == best))[0])
+    return out
 
 
 def _tiny(t: DType) -> float:

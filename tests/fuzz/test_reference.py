@@ -69,3 +69,11 @@ def test_ulps_count_across_zero_and_to_infinity() -> None:
 def test_generated_kernels_are_well_shaped() -> None:
     for seed in range(100):
         assert consistent(generate(RandomDraw(seed))), seed
+
+
+def test_argmax_skips_nan_as_documented() -> None:
+    from .reference_ops import _arg_extreme
+
+    x = np.array([[np.nan, 6, 8], [np.nan, np.nan, np.nan], [np.nan, -np.inf, 1]], np.float32)
+    assert _arg_extreme(x, True).tolist() == [2, 0, 2]
+    assert _arg_extreme(x, False).tolist() == [1, 0, 1]
