@@ -1,6 +1,6 @@
 """Tile-language kernels that exercise ``tl.dot`` on tensor cores: a K-loop matmul with masked
-edges (optionally reading A or B transposed: a tile loaded K-outer, then ``tl.trans``) and a
-batched 3-D dot. Shared by the offline PTX tests and the GPU tests."""
+edges (optionally reading A or B transposed: a tile loaded K-outer, then ``tl.trans``; optionally
+accumulating into C) and a batched 3-D dot. Shared by the offline PTX tests and the GPU tests."""
 
 from __future__ import annotations
 
@@ -14,11 +14,16 @@ def matmul(
     s_am, s_ak, s_bk, s_bn, s_cm, s_cn,
     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
     ACC: tl.constexpr, PRECISION: tl.constexpr, TRANS_A: tl.constexpr, TRANS_B: tl.constexpr,
+    INIT: tl.constexpr,
 ):  # fmt: skip
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=ACC)
+    c = c_ptr + rm[:, None] * s_cm + rn[None, :] * s_cn
+    if INIT:  # C += A @ B: the accumulator starts from C's values
+        acc = tl.load(c, mask=(rm[:, None] < M) & (rn[None, :] < N), other=0).to(ACC)
+    else:
+        acc = tl.zeros((BM, BN), dtype=ACC)
     for k0 in range(0, K, BK):
         kk = k0 + rk
         if TRANS_A:  # an [BK, BM] tile, contiguous along M when s_am == 1
@@ -34,7 +39,6 @@ def matmul(
             b_ptrs = b_ptr + kk[:, None] * s_bk + rn[None, :] * s_bn
             b = tl.load(b_ptrs, mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
         acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC)
-    c = c_ptr + rm[:, None] * s_cm + rn[None, :] * s_cn
     tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 

@@ -12,8 +12,8 @@ import pytest
 from tilec.backends.cuda import assemble, toolchain
 from tilec.backends.cuda.compiler import CudaCompiler, kernel_of, lower
 from tilec.backends.cuda.mma import choose, warp_grid
-from tilec.ir import ops as O
 from tilec.backends.target import CompileOptions, Target
+from tilec.ir import ops as O
 from tilec.language import float16, float32, int32
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -43,7 +43,7 @@ def matmul_ptx(
     b_strides = (1, "i32") if trans_b else ("i32", 1)
     sig = (
         f"*{dt}", f"*{dt}", f"*{out}", "i32", "i32", "i32",
-        *a_strides, *b_strides, "i32", 1, *block, acc, precision, trans_a, trans_b,
+        *a_strides, *b_strides, "i32", 1, *block, acc, precision, trans_a, trans_b, False,
     )  # fmt: skip
     module = build(K.matmul.fn, *sig)
     options = CompileOptions(num_warps=warps)
@@ -93,7 +93,7 @@ def test_k_loop_keeps_the_accumulator_in_registers() -> None:
     # and the accumulator operand of the dot inside the loop is asked for in that layout too
     dt, out, acc, precision, _ = CASES["fp16"]
     sig = (f"*{dt}", f"*{dt}", f"*{out}", "i32", "i32", "i32", "i32", 1, "i32", 1, "i32", 1)
-    module = build(K.matmul.fn, *sig, 64, 64, 32, acc, precision, False, False)
+    module = build(K.matmul.fn, *sig, 64, 64, 32, acc, precision, False, False, False)
     func = kernel_of(module)
     _, lowering = lower(func, "sm_80", CompileOptions())
     loop = next(op for op in func.walk() if isinstance(op, O.ForOp))
