@@ -172,14 +172,20 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
     return index
 
 
+def _scan_dtype(in_dtype):
+    # Triton's cumsum/cumprod scan bf16 in fp32: each step's result feeds the next one
+    return _types.float32 if in_dtype == _types.bfloat16 else in_dtype
+
+
 @library(member=True)
 def cumsum(input, axis=0, reverse=False, dtype: constexpr = None):
-    input = input.to(_sum_dtype(input.dtype, dtype))
+    input = input.to(_sum_dtype(_scan_dtype(input.dtype), dtype))
     return tl.associative_scan(input, axis, _sum_combine, reverse)
 
 
 @library(member=True)
 def cumprod(input, axis=0, reverse=False):
+    input = input.to(_scan_dtype(input.dtype))
     return tl.associative_scan(input, axis, _prod_combine, reverse)
 
 
