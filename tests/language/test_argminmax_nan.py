@@ -77,12 +77,18 @@ def _nan_arg(row: np.ndarray, take_max: bool, left: bool) -> int:
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("n", [8, 64, 256])  # 64 and 256 take the CPU's lane-partial path
+@pytest.mark.parametrize(
+    "n, dtype",
+    # 64 and 256 take the CPU's lane-partial path
+    [(8, np.float32), (64, np.float32), (256, np.float32), (64, np.float16), (64, np.float64)],
+)
 @pytest.mark.parametrize("left", [True, False])
-def test_nan_and_ties_anywhere(device, n, left):
+def test_nan_and_ties_anywhere(device, n, dtype, left):
     rng = np.random.default_rng()
-    x = rng.integers(-3, 4, (4, n)).astype(np.float32)  # many ties
+    x = rng.integers(-3, 4, (4, n)).astype(dtype)  # many ties
     x[rng.random((4, n)) < 0.3] = np.nan
+    x[0, :] = np.nan  # infinities among NaNs: an infinity is a number and wins
+    x[0, n // 2], x[0, n // 3] = -np.inf, np.inf
     x[1, :] = np.nan  # a row of NaNs only
     x[2, 0], x[2, -1] = np.nan, np.nan  # NaN at both ends
     x[3, :] = 2.0  # all tied
@@ -93,7 +99,7 @@ def test_nan_and_ties_anywhere(device, n, left):
         assert got[r] == _nan_arg(x[r], True, left), (r, x[r])
         assert got[4 + r] == _nan_arg(x[r], False, left), (r, x[r])
         assert got[8 + r] == got[r] and got[12 + r] == got[4 + r]
-    assert (got[16:] == 1).all()
+    assert (got[16:] == 1).all()  # the values that come with the indices are max / min
 
 
 @jit
