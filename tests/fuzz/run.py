@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--count", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--start", type=int, default=0, help="first kernel index (resume a run)")
+    p.add_argument("--indices", help="only these kernel indices, e.g. 153,204 (a re-check)")
     p.add_argument("--backend", choices=("cpu", "cuda-vs-cpu"), default="cpu")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="CPU grid threads per worker")
@@ -79,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     began = time.monotonic()
     chunks = [(i, min(i + args.chunk, args.start + args.count))
               for i in range(args.start, args.start + args.count, args.chunk)]  # fmt: skip
+    if args.indices:  # re-check earlier findings with today's code
+        chunks = [(i, i + 1) for i in map(int, args.indices.split(","))]
+        args.count = len(chunks)
     results: list[dict] = []
     done = 0
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -113,8 +117,11 @@ def _write(args: argparse.Namespace, results: list[dict], done: int, elapsed: fl
 
 def _table(results: list[dict], done: int, args: argparse.Namespace, elapsed: float) -> int:
     counts = _summary(results, done)
-    print(f"\nseed {args.seed}, kernels {args.start}..{args.start + done - 1}, backend "
-          f"{args.backend}, {elapsed:.0f} s ({done / max(elapsed, 1e-9):.2f} kernels/s)")  # fmt: skip
+    span = args.indices or f"{args.start}..{args.start + done - 1}"
+    print(
+        f"\nseed {args.seed}, kernels {span}, backend {args.backend}, "
+        f"{elapsed:.0f} s ({done / max(elapsed, 1e-9):.2f} kernels/s)"
+    )
     print("  ".join(f"{k}={v}" for k, v in counts.items()))
     found: dict[str, list[dict]] = {}
     for r in results:
