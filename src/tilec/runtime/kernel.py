@@ -288,6 +288,11 @@ class CudaKernel(LaunchedKernel):
         from . import launcher
 
         super().__init__(compiled, loaded, all_params)
+        # the loaded function's register count as the driver reports it (cuFuncGetAttribute):
+        # the figure occupancy depends on, and the only one when the driver JIT-compiled the PTX
+        regs = getattr(loaded, "n_regs", 0)
+        meta = compiled.metadata
+        self._metadata = dataclasses.replace(meta, n_regs=regs) if regs else meta
         runtime = [all_params[i] for i in self._pick]
         self._codes = b"".join(launcher.arg_code(p.type) for p in runtime)
         handle = getattr(loaded, "handle", None)
@@ -301,6 +306,10 @@ class CudaKernel(LaunchedKernel):
         self._stream = _stream_source(self._device)
         self.launch = self._generate_launch(len(all_params))  # type: ignore[method-assign]
         self._plan = self._native_plan()
+
+    @property
+    def metadata(self) -> KernelMetadata:
+        return self._metadata
 
     def _native_plan(self) -> Any:
         """The Plan the C dispatcher launches this kernel with: torch's getters straight from C

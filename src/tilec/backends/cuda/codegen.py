@@ -20,7 +20,9 @@ _LOCK = threading.Lock()
 
 _ALLOWED = re.compile(
     r"llvm\.nvvm\.(read\.ptx\.sreg\.[a-z.]+|barrier\.cta\.sync\.aligned\.all|shfl\.sync\.(bfly|up|down|idx)\.i32"
-    r"|ex2\.approx\.f|lg2\.approx\.f)"
+    r"|ex2\.approx\.f|lg2\.approx\.f"
+    r"|cp\.async\.(cg\.shared\.global\.16\.s|ca\.shared\.global\.[48]\.s|commit\.group"
+    r"|wait\.group|wait\.all))"
     r"|llvm\.(fma|fabs|floor|ceil|trunc|rint|nearbyint|round|sqrt|minnum|maxnum|copysign)\.(f16|bf16|f32|f64)"
     r"|llvm\.(minimum|maximum)\.(f16|bf16|f32)|llvm\.(exp2|sin|cos|tanh)\.f32"
     r"|llvm\.(ctpop|ctlz|cttz|bitreverse)\.i(8|16|32|64)"
@@ -31,7 +33,13 @@ _NEEDS_AFN = re.compile(r"call (?![^@]*\bafn\b)[^@]*@\"?llvm\.(sin|cos|tanh)\.")
 
 
 # intrinsics that select only from some architecture on (tanh.approx.f32 needs sm_75)
+# and cp.async sm_80
 _MIN_ARCH = {"llvm.tanh.f32": 75}
+_MIN_ARCH.update(
+    (f"llvm.nvvm.cp.async.{n}", 80)
+    for n in ("cg.shared.global.16.s", "ca.shared.global.4.s", "ca.shared.global.8.s",
+              "commit.group", "wait.group", "wait.all")
+)
 
 
 def check_callees(llir: str, arch: int = 80) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias, Union
+from typing import TYPE_CHECKING, TypeAlias, Union
 
 from llvmlite import ir
 
@@ -26,6 +26,9 @@ from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
 from .mma_pins import mma_pins
 from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
+
+if TYPE_CHECKING:
+    from .pipeline import LoopPipeline
 
 # dynamic shared memory a block may use on sm_80 (163 KiB; sm_90 allows 227 KiB)
 MAX_SHARED = 160 * 1024
@@ -67,6 +70,8 @@ class Lowering:
         self.env: dict[Value, Lowered] = {}
         self.asserts: list[AssertInfo] = []
         self.shared_bytes = 0
+        self.reserved = 0
+        self.pipelines: dict[Op, LoopPipeline] = {}  # set by run()
         self._smem: ir.GlobalVariable | None = None
         self._tid_cache: dict[DimMap, ir.Value] = {}
         self._strings = 0
@@ -87,6 +92,9 @@ class Lowering:
                 self.env[arg] = self.prologue.trunc(param, ir.IntType(1))
             else:
                 self.env[arg] = param
+        from .pipeline import plan  # imports this module
+
+        self.pipelines = plan(self, self.func)
         self.block(self.func.body)
         if not self.b.block.is_terminated:
             self.b.ret_void()
@@ -208,6 +216,15 @@ class Lowering:
     # -- shared memory and conversions -------------------------------------------------------
     def smem(self, nbytes: int) -> ir.Value:
         """The base of the scratch shared memory, which must hold at least ``nbytes``."""
+        base = self.shared_base()
+        self.shared_bytes = max(self.shared_bytes, self.reserved + (nbytes + 15) // 16 * 16)
+        if not self.reserved:
+            return base
+        return self.b.gep(base, [_c(self.reserved)], source_etype=I8)
+
+    def shared_base(self) -> ir.Value:
+        """The start of dynamic shared memory: ``reserved`` bytes for cp.async stage buffers
+        (pipeline.py), then the scratch :meth:`smem` hands out."""
         if self._smem is None:
             # dynamic shared memory, sized at launch by KernelMetadata.shared (as in Triton)
             self._smem = ir.GlobalVariable(
@@ -216,8 +233,17 @@ class Lowering:
             self._smem.linkage = "external"
             self._smem.align = 16
             self._smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
-        self.shared_bytes = max(self.shared_bytes, (nbytes + 15) // 16 * 16)
         return self._smem
+
+    def reserve_shared(self, nbytes: int) -> None:
+        """Keep the first ``nbytes`` of shared memory out of the scratch (before lowering)."""
+        self.reserved = (nbytes + 15) // 16 * 16
+        self.shared_bytes = max(self.shared_bytes, self.reserved)
+
+    def thread_bytes(self, chunk: int) -> ir.Value:
+        """``thread id * chunk``, computed once in the prologue."""
+        tid = self.prologue.or_(self.lane, self.prologue.shl(self.warp, _c(5)))
+        return self.prologue.mul(tid, _c(chunk))
 
     def barrier(self) -> None:
         intr.barrier(self.b)

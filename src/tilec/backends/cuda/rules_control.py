@@ -14,7 +14,10 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import Kind, ScalarType, TileType
+from . import cp_async, pipeline
 from .lowering import Lowered, Lowering, Rule, Tile
+from .pipeline import LoopPipeline
+from .types import I32
 
 
 def _flatten(x: Lowered) -> list[ir.Value]:
@@ -67,6 +70,11 @@ def _for(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.ForOp)
     lb, ub, step = (L.scalar(v) for v in op.operands[:3])
     inits = _initial(L, op, op.init_args)
+    elem = op.operands[0].type
+    signed = isinstance(elem, ScalarType) and elem.kind is not Kind.UINT
+    pipe = L.pipelines.get(op)
+    if pipe is not None:
+        pipeline.prologue(L, pipe, lb, ub, step, inits, signed)
     b = L.b
     header = b.append_basic_block("for.header")
     body = b.append_basic_block("for.body")
@@ -78,24 +86,56 @@ def _for(L: Lowering, op: Op) -> None:
     iv.add_incoming(lb, entry)
     carried, phis = _phis(L, inits)
     _incoming(phis, inits, entry)
-    elem = op.operands[0].type
-    signed = isinstance(elem, ScalarType) and elem.kind is not Kind.UINT
+    slot = None
+    if pipe is not None:  # the stage buffer of this iteration
+        slot = b.phi(I32)
+        slot.add_incoming(ir.Constant(I32, 0), entry)
     cond = b.icmp_signed("<", iv, ub) if signed else b.icmp_unsigned("<", iv, ub)
     b.cbranch(cond, body, exit_)
     b.position_at_end(body)
     L.set(op.induction_var, iv)
     for arg, x in zip(op.body.args[1:], carried):
         L.set(arg, x)
-    L.block(op.body)
+    if pipe is None:
+        L.block(op.body)
+    else:
+        assert slot is not None
+        pipeline.top_of_body(L, pipe, iv, ub, step, signed, carried, slot)
+        _staged_body(L, op, pipe, slot)
     term = op.body.terminator
     nexts = _as(L, term.operands if term is not None else [], carried)
     latch = b.block
     iv.add_incoming(b.add(iv, step), latch)
     _incoming(phis, nexts, latch)
+    if pipe is not None:
+        assert slot is not None
+        slot.add_incoming(pipeline.next_slot(b, pipe, slot), latch)
     b.branch(header)
     b.position_at_end(exit_)
+    if pipe is not None:
+        cp_async.wait_all(b)  # drain the copies issued for iterations past the end
     for r, x in zip(op.results, carried):
         L.set(r, x)
+
+
+def _staged_body(L: Lowering, op: O.ForOp, pipe: LoopPipeline, slot: ir.Value) -> None:
+    """Lower the body with its pipelined loads reading this iteration's stage buffer."""
+    staged = {s.op: s for s in pipe.loads}
+    outer = L.rules
+    plain = outer[O.LoadOp]
+
+    def load(L: Lowering, o: Op) -> None:
+        s = staged.get(o)  # type: ignore[call-overload]
+        if s is None:
+            plain(L, o)
+        else:
+            pipeline.read(L, s, slot)
+
+    L.rules = {**outer, O.LoadOp: load}
+    try:
+        L.block(op.body)
+    finally:
+        L.rules = outer
 
 
 def _if(L: Lowering, op: Op) -> None:
