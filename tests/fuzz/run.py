@@ -3,6 +3,8 @@
 Kernels are generated from (seed, index), run in worker processes of ``--chunk`` kernels each
 (a crash or a hang costs one worker, not the run), failures are shrunk and deduplicated by
 signature, and a table plus a JSON file (``--json``) report counts, seeds, time and findings.
+On a GPU: ``--backend cuda-vs-cpu --jobs 8 --pending`` (CUDA against the CPU bit for bit). A
+finding's ``script`` is a stand-alone reproducer; ``--seed S --indices 153,204`` re-checks some.
 """
 
 from __future__ import annotations
