@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,13 +41,20 @@ def _run_chunk(args: argparse.Namespace, start: int, stop: int) -> list[dict]:
                                 text=True, env=env, cwd=root)  # fmt: skip
         current = start
         assert proc.stdout
+        # a kernel that hangs (compile or launch) stops its worker, not the run
+        watchdog = threading.Timer(args.kernel_timeout, proc.kill)
+        watchdog.start()
         for line in proc.stdout:
             msg = json.loads(line)
             if "start" in msg:
                 current = msg["start"]
+                watchdog.cancel()
+                watchdog = threading.Timer(args.kernel_timeout, proc.kill)
+                watchdog.start()
             else:
                 results.append(msg)
                 args.shrunk.add(msg.get("rough", ""))
+        watchdog.cancel()
         code = proc.wait()
         done = {r["index"] for r in results}
         if code == 0:
@@ -69,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="CPU grid threads per worker")
     p.add_argument("--chunk", type=int, default=100)
+    p.add_argument(
+        "--kernel-timeout",
+        type=float,
+        default=600,
+        help="seconds one kernel (and its shrinking) may take",
+    )
     p.add_argument("--shrink", type=int, default=60, help="launches spent shrinking a failure")
     p.add_argument("--json", type=Path, default=Path("fuzz-results.json"))
     p.add_argument(
