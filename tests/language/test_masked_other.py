@@ -269,3 +269,30 @@ def test_masked_load_feeding_dot(device, dtype, kernel, shape):
 )
 def test_cuda_lowering_assembles(fn, sigs):
     assert_assembles(fn, *sigs)
+
+
+@jit
+def wide_other(in_ptr, alt_ptr, out_ptr, n, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)
+    alt = tl.load(alt_ptr + r * C + c[None, :])
+    v = tl.load(in_ptr + c, mask=c < n, other=alt)  # a [C] load widened by a [R, C] other
+    tl.store(out_ptr + r * C + c[None, :], v)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_other_wider_than_the_pointers(device):
+    rng = np.random.default_rng()
+    x, alt = (
+        rng.standard_normal(16).astype(np.float32),
+        rng.standard_normal((4, 16)).astype(np.float32),
+    )
+    y = dev(np.full((4, 16), np.nan, np.float32), device)
+    wide_other[(1,)](dev(x, device), dev(alt, device), y, 11, R=4, C=16)
+    np.testing.assert_array_equal(
+        host_np(y), np.where(np.arange(16)[None, :] < 11, x[None, :], alt)
+    )
+
+
+def test_cuda_lowering_of_a_wide_other_assembles():
+    assert_assembles(wide_other, "*fp32", "*fp32", "*fp32", "i32", 4, 16)

@@ -77,7 +77,11 @@ def load_pointers(
         o = S.cast(ctx.b, S.to_tensor(ctx.b, other), elem)
         if o.shape and not ptr.shape:
             raise TileTypeError("load's other cannot be a tile when the pointer is a scalar")
-        o = S.broadcast_to(ctx.b, o, ptr.shape)
+        shape = S.broadcast_shapes(ptr.shape, o.shape)
+        if shape != ptr.shape:  # as in Triton, the pointers (and mask) broadcast to other too
+            ptr = S.broadcast_to(ctx.b, ptr, shape)
+            m = S.broadcast_to(ctx.b, m, shape) if m is not None else None
+        o = S.broadcast_to(ctx.b, o, shape)
     result = Tensor(
         ctx.b.load(
             ptr.value,
