@@ -87,7 +87,10 @@ def _bitwise_operands(b: Builder, x: Any, y: Any) -> tuple[Tensor, Tensor]:
     x, y = S.binary_operands(b, x, y)
     for t in (x.dtype, y.dtype):
         if not (isinstance(t, ScalarType) and t.is_int()):
-            raise TileTypeError(f"bitwise operators need integer operands, got {t}")
+            raise TileTypeError(
+                f"invalid operands of type {x.dtype} and {y.dtype}: bitwise operators need "
+                "integer operands"
+            )
     return x, y
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..errors import CompileError, ConstexprError, TileTypeError
+from ..errors import CompileError, CompileTimeAssertionFailure, ConstexprError, TileTypeError
 from . import arith
 from . import semantics as S
 from .builtin import builtin
@@ -22,7 +22,7 @@ def static_assert(ctx: Any, cond: Any, msg: Any = "") -> None:
         )
     if not cond:
         text = unwrap(msg)
-        raise CompileError(f"static_assert failed{': ' + str(text) if text else ''}")
+        raise CompileTimeAssertionFailure(f"static_assert failed{': ' + str(text) if text else ''}")
 
 
 @builtin()

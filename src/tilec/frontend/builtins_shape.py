@@ -59,7 +59,9 @@ def tensor_arg(ctx: Any, x: Any, what: str = "input") -> Tensor:
 def axis_arg(axis: Any, rank: int) -> int:
     a = _const_int(axis, "axis")
     if not -rank <= a < rank:
-        raise TileTypeError(f"axis {a} is out of range for a tensor of rank {rank}")
+        raise TileTypeError(
+            f"invalid axis {a}: a tensor of rank {rank} has axes {-rank}..{rank - 1}"
+        )
     return a % rank
 
 
@@ -68,7 +70,7 @@ def program_id(ctx: Any, axis: Any) -> Tensor:
     """The index of this program along ``axis`` of the grid."""
     a = _const_int(axis, "axis")
     if a not in (0, 1, 2):
-        raise TileTypeError(f"program_id axis must be 0, 1 or 2, got {a}")
+        raise TileTypeError(f"program_id axis must be 0, 1, or 2 but got {a}")
     return Tensor(ctx.b.program_id(a))
 
 
@@ -155,9 +157,10 @@ def expand_dims(ctx: Any, input: Any, axis: Any) -> Tensor:
     axes = unwrap(axis)
     axes = list(axes) if isinstance(axes, (tuple, list)) else [axes]
     rank = len(x.shape) + len(axes)
-    norm = sorted(axis_arg(a, rank) for a in axes)
-    if len(set(norm)) != len(norm):
-        raise TileTypeError(f"expand_dims got repeated axes {axes}")
+    normalized = [axis_arg(a, rank) for a in axes]
+    if len(set(normalized)) != len(normalized):
+        raise TileTypeError(f"expand_dims: duplicate axes, normalized axes = {normalized}")
+    norm = sorted(normalized)
     v = x
     for a in norm:
         v = Tensor(ctx.b.expand_dims(v.value, a)) if v.shape else Tensor(ctx.b.splat(v.value, (1,)))
@@ -316,7 +319,9 @@ def subscript(ctx: Any, x: Tensor, index: Any) -> Tensor:
         elif isinstance(item, slice) and item == slice(None, None, None):
             dim += 1
         else:
-            raise TileTypeError(f"tensors can be indexed only with None and ':', got {item!r}")
+            raise TileTypeError(
+                f"unsupported tensor index {item!r}: tensors can be indexed only with None and ':'"
+            )
     if dim - sum(1 for i in items if unwrap(i) is None) > len(x.shape):
         raise TileTypeError(f"too many indices for a tensor of rank {len(x.shape)}")
     return v

@@ -198,7 +198,7 @@ def computation_type(
         and not (a.is_bool() or c.is_bool())
     ):
         raise TileTypeError(
-            f"cannot use /, // or % with {a!r} and {c!r} because they have "
+            f"Cannot use /, // or % with {a!r} and {c!r} because they have "
             "different signedness; cast them to the same signedness"
         )
     return integer_promote(a, c)
