@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from ...ir import ops as O
 from ...ir.types import ScalarType, TileType, element_of
 from .layout import TRIVIAL, Blocked, DimMap
 
-# the largest accumulator (elements per thread) kept in registers on the mma path
-MAX_ACC_PER_THREAD = 128
+# an int, or an i32 IR value with the same operators (mma_expr.Expr): the index math below is
+# evaluated on ints by the tests and emitted as IR by the lowering
+Index = Any
 
 
 class MmaKind(Enum):
@@ -126,7 +128,8 @@ def _kind(a: ScalarType, out: ScalarType, precision: str) -> tuple[MmaKind, AccK
 
 def choose(op: O.DotOp, num_warps: int, arch: int) -> MmaPlan | None:
     """The tensor-core plan for ``op``, or None where the FMA path must run it (before sm_80,
-    an ieee fp32 dot, fp64, small or odd shapes, an accumulator too large for registers)."""
+    an ieee fp32 dot, fp64, bf16 accumulators, small or odd shapes). Large accumulators stay
+    on tensor cores: the FMA path would hold the same registers and run far slower."""
     if arch < 80:
         return None
     a_t, acc_t = op.operands[0].type, op.operands[2].type
@@ -144,8 +147,6 @@ def choose(op: O.DotOp, num_warps: int, arch: int) -> MmaPlan | None:
     if m < 16 or n < 16 or k < max(16, kind.k) or not all(_pow2(x) for x in (m, n, k)):
         return None
     wm, wn = warp_grid(m, n, num_warps)
-    if m * n // (32 * wm * wn) > MAX_ACC_PER_THREAD:
-        return None
     passes = 3 if op.input_precision == "tf32x3" and kind is MmaKind.TF32 else 1
     return MmaPlan(kind, acc, passes, batch[0] if batch else 0, m, n, k, wm, wn)
 
@@ -153,20 +154,20 @@ def choose(op: O.DotOp, num_warps: int, arch: int) -> MmaPlan | None:
 # -- index math (shared by the lowering and the CPU simulation of the tests) --------------------
 
 
-def acc_row(plan: MmaPlan, warp_m: int, group: int, reg: int) -> int:
+def acc_row(plan: MmaPlan, warp_m: Index, group: Index, reg: int) -> Index:
     """Logical row of accumulator register row ``reg`` (``2*mt + half``) in a thread of group
     ``group`` (lane // 4) of warp row ``warp_m``."""
     return warp_m * 8 + group + reg * 8 * plan.wm
 
 
-def tile_col(plan: MmaPlan, warp_n: int, nt: int) -> int:
+def tile_col(plan: MmaPlan, warp_n: Index, nt: int) -> Index:
     """First logical column of the warp's n8 instruction tile ``nt``."""
     return warp_n * 8 + nt * 8 * plan.wn
 
 
 def a_lane_address(
-    plan: MmaPlan, kmajor: bool, warp_m: int, lane: int, mt: int, ks: int
-) -> tuple[int, int]:
+    plan: MmaPlan, kmajor: bool, warp_m: Index, lane: Index, mt: int, ks: int
+) -> tuple[Index, Index]:
     """(row, column) of the A operand [M, K] where ``lane`` points ldmatrix.x4 for instruction
     tile (mt, ks): matrices 0..3 are (rows 0-7, k lo), (rows 8-15, k lo), (rows 0-7, k hi),
     (rows 8-15, k hi), giving fragment registers a0..a3 in order. K-major storage reads one
@@ -179,8 +180,8 @@ def a_lane_address(
 
 
 def b_lane_address(
-    plan: MmaPlan, kmajor: bool, warp_n: int, lane: int, nt: int, ks: int, x4: bool
-) -> tuple[int, int]:
+    plan: MmaPlan, kmajor: bool, warp_n: Index, lane: Index, nt: int, ks: int, x4: bool
+) -> tuple[Index, Index]:
     """(k, column) of the B operand [K, N] where ``lane`` points ldmatrix for n tiles ``nt``
     (and ``nt + 1`` with x4): matrices are (nt, k lo), (nt, k hi), (nt+1, k lo), (nt+1, k hi),
     giving b0, b1 of each tile. K-major storage ([N][K]) reads rows of n; N-major ([K][N], 16-bit
@@ -198,13 +199,12 @@ def acc_key(mt: int, nt: int, i: int) -> tuple[int, int]:
     return 2 * mt + i // 2, 2 * nt + i % 2
 
 
-def swizzled_offset(row, col_bytes, row_bytes: int):  # type: ignore[no-untyped-def]
+def swizzled_offset(row: Index, col_bytes: Index, row_bytes: int) -> Index:
     """Byte offset of (``row``, byte ``col_bytes``) in a shared-memory matrix of ``row_bytes``
     per row (a power of two >= 16), its 16-byte chunks XOR-permuted by the row so that the
     eight rows an ldmatrix reads at one column land in eight different 16-byte bank groups.
 
-    ``row`` and ``col_bytes`` are ints or IR expressions with the same operators (the lowering
-    emits exactly this arithmetic; the tests evaluate it on ints)."""
+    The lowering emits exactly this arithmetic on IR values; the tests evaluate it on ints."""
     chunks = row_bytes // 16
     if chunks >= 8:
         phase = row % 8
