@@ -14,7 +14,7 @@ from . import arith
 from . import semantics as S
 from .values import Tensor, unwrap
 
-_LOAD_CACHE = ("", ".ca", ".cg", ".cv")
+_LOAD_CACHE = ("", ".ca", ".cg", ".cs", ".cv")
 
 _STORE_CACHE = ("", ".wb", ".cg", ".cs", ".wt")
 
