@@ -168,12 +168,10 @@ def _compile_closed_over(node: ast.FunctionDef, freevars: tuple[str, ...], where
     """The code object of ``node``, compiled inside a function whose locals are ``freevars``
     so that the names the original function closed over stay closure variables."""
     node.decorator_list = []
-    outer = ast.FunctionDef(
-        name="_outer", args=ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in freevars],
-        kwonlyargs=[], kw_defaults=[], defaults=[]), body=[node], decorator_list=[],
-        returns=None, **({"type_params": []} if sys.version_info >= (3, 12) else {}),
-    )  # fmt: skip
-    module = ast.fix_missing_locations(ast.Module(body=[outer], type_ignores=[]))
-    compiled = compile(module, where, "exec", dont_inherit=True)
+    module = ast.parse(f"def _outer({', '.join(freevars)}):\n    pass\n")
+    outer = module.body[0]
+    assert isinstance(outer, ast.FunctionDef)
+    outer.body = [node]
+    compiled = compile(ast.fix_missing_locations(module), where, "exec", dont_inherit=True)
     outer_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     return next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
