@@ -150,9 +150,11 @@ def test_torch_tensors_on_the_other_device_on_a_gpu(path):
     torch.testing.assert_close(out.cpu(), x_host)
     for _ in range(2):  # warm kernels of both backends
         with pytest.raises(UsageError, match=r"'cpu' backend .* live on 'cuda'"):
-            cpu_kernel[(1,)](x_host, torch.empty(N, device="cuda"), N, BLOCK=N)
+            cpu_kernel[(1,)](x_gpu, torch.empty(N, device="cuda"), N, BLOCK=N)
         with pytest.raises(UsageError, match=r"'cuda' backend .* live on 'cpu'"):
-            gpu_kernel[(1,)](x_gpu, torch.empty(N), N, BLOCK=N)
+            gpu_kernel[(1,)](x_host, torch.empty(N), N, BLOCK=N)
+        with pytest.raises(UsageError, match=r"different devices \(cpu: x_ptr; cuda: out_ptr\)"):
+            cpu_kernel[(1,)](x_host, torch.empty(N, device="cuda"), N, BLOCK=N)
         with pytest.raises(UsageError, match="different devices"):
             _copy_kernel()[(1,)](x_gpu, torch.empty(N), N, BLOCK=N)
         with pytest.raises(UsageError, match="a 'meta' tensor"):
