@@ -102,6 +102,11 @@ def test_k_loop_keeps_the_accumulator_in_registers() -> None:
     assert plan is not None
     carried = [loop.results[0], loop.body.args[1], dot.result, dot.operands[2]]
     assert all(lowering.plan[v] == plan.layout() for v in carried)
+    # the epilogue's fp32 -> fp16 cast happens in registers, before the move to the store layout
+    cast = next(
+        op for op in func.walk() if isinstance(op, O.CastOp) and loop.results[0] in op.operands
+    )
+    assert lowering.plan[cast.result] == plan.layout()
 
 
 @pytest.mark.parametrize("case", ["fp16", "tf32", "int8"])
