@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ...ir import ops as O
 from ...ir.argspec import ArgKind
-from ...ir.core import Op, Value
+from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, ScalarType, element_of, shape_of
 from .types import byte_size
 
@@ -63,24 +63,63 @@ class AxisAnalysis:
             ):
                 div = 1
             self.info[arg] = AxisInfo((), (div,), ())
-        for op in func.walk():
-            self._visit(op)
+        self._visit_block(func.body)
 
     def __getitem__(self, v: Value) -> AxisInfo:
         return self.info.get(v) or _unknown(v)
 
+    def _visit_block(self, block: Block) -> None:
+        for op in block.ops:
+            if isinstance(op, O.ForOp):
+                self._for(op)
+                continue
+            self._visit(op)
+            for region in op.regions:
+                for inner in region.blocks:
+                    self._visit_block(inner)
+
+    def _for(self, op: O.ForOp) -> None:
+        """Loop-carried values get what holds on entry and after every iteration (a fixpoint,
+        as in Triton): a pointer advanced by ``p += BLOCK`` keeps its contiguity."""
+        lb, step = self[op.operands[0]], self[op.operands[2]]
+        self.info[op.induction_var] = AxisInfo(
+            (), (math.gcd(lb.divisibility[0], step.divisibility[0]),), ()
+        )
+        args = op.body.args[1:]
+        for arg, init in zip(args, op.init_args):
+            self.info[arg] = self[init]
+        term = op.body.terminator
+        for _ in range(8):  # each change at least halves a power of two
+            self._visit_block(op.body)
+            if term is None:
+                return
+            changed = False
+            for arg, nxt in zip(args, term.operands):
+                met = _meet(self[arg], self[nxt])
+                if met != self[arg]:
+                    self.info[arg], changed = met, True
+            if not changed:
+                return
+        for arg in args:
+            self.info[arg] = _unknown(arg)
+        self._visit_block(op.body)
+
     def _visit(self, op: Op) -> None:
         rule = _RULES.get(type(op))
-        if isinstance(op, O.ForOp):
-            lb, step = self[op.operands[0]], self[op.operands[2]]
-            self.info[op.induction_var] = AxisInfo(
-                (), (math.gcd(lb.divisibility[0], step.divisibility[0]),), ()
-            )
         if rule is None or len(op.results) != 1:
             return
         info = rule(self, op)
         if info is not None:
             self.info[op.result] = info
+
+
+def _meet(a: AxisInfo, b: AxisInfo) -> AxisInfo:
+    """What holds for a value that may be either ``a`` or ``b``."""
+    return AxisInfo(
+        tuple(math.gcd(x, y) for x, y in zip(a.contiguity, b.contiguity)),
+        tuple(math.gcd(x, y) for x, y in zip(a.divisibility, b.divisibility)),
+        tuple(math.gcd(x, y) for x, y in zip(a.constancy, b.constancy)),
+    )
 
 
 def _constant(a: AxisAnalysis, op: Op) -> AxisInfo:

@@ -237,7 +237,7 @@ class Lowering:
 
     def reserve_shared(self, nbytes: int) -> None:
         """Keep the first ``nbytes`` of shared memory out of the scratch (before lowering)."""
-        self.reserved = (nbytes + 15) // 16 * 16
+        self.reserved = (nbytes + 127) // 128 * 128  # scratch stays 128-byte aligned
         self.shared_bytes = max(self.shared_bytes, self.reserved)
 
     def thread_bytes(self, chunk: int) -> ir.Value:
