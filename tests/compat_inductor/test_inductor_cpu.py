@@ -36,7 +36,7 @@ def _run_graphs(tmp_path: Path, names: list[str], threads: int = 1) -> dict[str,
     env = _without_compilers(tmp_path)
     env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path / "inductor")
     env["TILEC_CACHE_DIR"] = str(tmp_path / "tilec")
-    probe = "import shutil; print([c for c in %r if shutil.which(c)])" % (COMPILERS,)
+    probe = f"import shutil; print([c for c in {COMPILERS!r} if shutil.which(c)])"
     found = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
     assert found.stdout.strip() == "[]", found.stdout  # the premise: no compiler reachable
     result = subprocess.run(
@@ -57,9 +57,7 @@ def _assert_match(results: dict[str, dict]) -> None:
 
 @pytest.mark.slow
 def test_graphs_match_eager_without_a_c_compiler(tmp_path):
-    _assert_match(
-        _run_graphs(tmp_path, ["pointwise", "reduction", "softmax", "mlp", "dynamic"])
-    )
+    _assert_match(_run_graphs(tmp_path, ["pointwise", "reduction", "softmax", "mlp", "dynamic"]))
 
 
 @pytest.mark.slow

@@ -50,7 +50,8 @@ def fake_triton(tmp_path):
 
 
 def test_module_tree_is_tilec():
-    out = _ok(_python("""
+    out = _ok(
+        _python("""
         import os, tilec
         triton = tilec.install_as_triton()
         import tilec.language, tilec.errors
@@ -76,12 +77,15 @@ def test_module_tree_is_tilec():
         except ModuleNotFoundError as exc:
             assert "tilec" in str(exc), exc
         print(os.environ["TILEC_AS_TRITON"])
-    """))
+    """)
+    )
     assert out.split() == ["1"]
 
 
 def test_installed_triton_is_never_shadowed_silently(fake_triton):
-    out = _ok(_python("""
+    out = _ok(
+        _python(
+            """
         import tilec
         from tilec.compat.install import which_triton
         print(which_triton().provider.value)
@@ -91,30 +95,43 @@ def test_installed_triton_is_never_shadowed_silently(fake_triton):
             print("refused", "replace_installed=True" in str(exc))
         import triton
         print(getattr(triton, "REAL", False))
-    """, path=fake_triton))
+    """,
+            path=fake_triton,
+        )
+    )
     assert out.split() == ["triton", "refused", "True", "True"]
 
 
 def test_replacing_an_installed_triton_is_explicit(fake_triton):
-    out = _ok(_python("""
+    out = _ok(
+        _python(
+            """
         import os, tilec
         from tilec.compat.install import which_triton
         triton = tilec.install_as_triton(replace_installed=True)
         print(getattr(triton, "REAL", False), os.environ["TILEC_AS_TRITON"])
         print(which_triton().summary())
-    """, path=fake_triton))
+    """,
+            path=fake_triton,
+        )
+    )
     assert out.splitlines()[0] == "False replace"
     assert "shadowing the installed Triton" in out.splitlines()[1]
 
 
 def test_too_late_after_triton_was_imported(fake_triton):
-    out = _ok(_python("""
+    out = _ok(
+        _python(
+            """
         import triton, tilec
         try:
             tilec.install_as_triton(replace_installed=True)
         except tilec.errors.UsageError as exc:
             print("already imported" in str(exc))
-    """, path=fake_triton))
+    """,
+            path=fake_triton,
+        )
+    )
     assert out.split() == ["True"]
 
 

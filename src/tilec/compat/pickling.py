@@ -27,7 +27,7 @@ def _state(kernel: Any) -> dict[str, Any]:
     return state
 
 
-def describe(cls: type, state: dict[str, Any]) -> Any:
+def describe(cls: Any, state: dict[str, Any]) -> Any:
     """The inverse of ``reduce`` for a kernel pickled as its description."""
     kernel = cls.__new__(cls)
     for name in _DESCRIPTION:

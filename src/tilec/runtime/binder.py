@@ -310,7 +310,5 @@ def parameters_of(
                 "(no *args, **kwargs or keyword-only parameters)"
             )
         cx = is_constexpr_annotation(p.annotation)
-        result.append(
-            Parameter(p.name, cx, p.name in nospec and not cx, p.default, len(result))
-        )
+        result.append(Parameter(p.name, cx, p.name in nospec and not cx, p.default, len(result)))
     return tuple(result)

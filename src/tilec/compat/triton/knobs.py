@@ -11,7 +11,7 @@ from typing import Any
 from ... import knobs as _knobs
 
 
-class runtime_knobs(_knobs.runtime_knobs):  # noqa: N801 - Triton's name
+class runtime_knobs(_knobs.runtime_knobs):
     launch_enter_hook = None
     launch_exit_hook = None
     jit_post_compile_hook = None

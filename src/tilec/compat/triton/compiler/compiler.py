@@ -117,7 +117,7 @@ def _tilec_target(target: GPUTarget | None) -> Any:
 
 # Triton's metadata fields a host reads (tilec's values, or Triton's defaults where tilec has
 # no such concept); a namedtuple as in Triton, so hosts may ``_asdict()`` it
-TritonMetadata = namedtuple(  # noqa: PYI024 - Triton's type is a namedtuple
+TritonMetadata = namedtuple(
     "TritonMetadata",
     ["name", "hash", "target", "num_warps", "num_stages", "num_ctas", "cluster_dims", "shared",
      "debug", "launch_pdl", "launch_cooperative_grid", "backend_name"],

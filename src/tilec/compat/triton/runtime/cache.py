@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import knobs
 from ....runtime import cache as _cache
+from .. import knobs
 from ..compiler.compiler import triton_key
 
 __all__ = ["knobs", "triton_key"]
