@@ -17,6 +17,7 @@ from tilec.compat.triton.backends.compiler import GPUTarget
 from tilec.compat.triton.compiler.compiler import ASTSource, CompiledKernel, compile, make_backend
 from tilec.compat.triton.runtime import driver as triton_driver
 from tilec.errors import UsageError
+from tilec.language.extra import libdevice
 
 
 @tilec.jit
@@ -155,3 +156,30 @@ def test_backend_table_and_driver():
     assert options.num_stages == 2 and options.supported_fp8_dtypes == ()
     with pytest.raises(UsageError, match="no backend"):
         make_backend(GPUTarget("hip", "gfx942", 64))
+
+
+@tilec.jit
+def int_names_kernel(x_ptr, rint_ptr, bits_ptr, n, BLOCK: tl.constexpr):
+    """The tl names Inductor's kernels use: libdevice.llrint and tl.core.get_int_dtype."""
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(rint_ptr + offs, libdevice.llrint(x), mask=mask)
+    udtype: tl.constexpr = tl.core.get_int_dtype(x.dtype.primitive_bitwidth, signed=False)
+    tl.store(bits_ptr + offs, x.to(udtype, bitcast=True), mask=mask)
+
+
+def test_llrint_and_get_int_dtype(private_cache):
+    rng = np.random.default_rng()
+    x = np.concatenate([[0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 1e10, -3.7], rng.normal(0, 100, 56)])
+    x = x.astype(np.float32)
+    rint = np.full(64, -7, np.int64)
+    bits = np.zeros(64, np.uint32)
+    int_names_kernel[(1,)](x, rint, bits, 64, BLOCK=64)
+    np.testing.assert_array_equal(rint, np.rint(x.astype(np.float64)).astype(np.int64))
+    np.testing.assert_array_equal(bits, x.view(np.uint32))
+
+
+def test_autotuner_base_fn_is_the_jit_kernel():
+    tuned = tilec.autotune(configs=[tilec.Config({"XBLOCK": 16})], key=["xnumel"])(scale_add)
+    assert tilec.heuristics({"XBLOCK": lambda a: 16})(tuned).fn.base_fn is scale_add

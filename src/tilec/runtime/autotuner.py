@@ -49,6 +49,7 @@ class Autotuner(KernelInterface):
     ) -> None:
         self.fn = fn
         self.base = _base_jit(fn)
+        self.base_fn = self.base  # Triton's name for the innermost @jit kernel
         self.arg_names = self.base.arg_names
         self.configs = list(configs) or [Config({})]
         self._tuned_names = frozenset(k for c in self.configs for k in c.kwargs)

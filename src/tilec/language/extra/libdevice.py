@@ -19,12 +19,19 @@ _ALIASES = {
     "popcount": "popc",
 }  # fmt: skip
 
+# functions of libdevice_composed.py (a literal, so this module imports nothing to list them)
+_COMPOSED_NAMES = frozenset({"llrint"})
+
 _cache: dict[str, Builtin] = {}
 
 
 def __getattr__(name: str) -> Any:
     """Functions are created on first use, so importing this module does no work."""
     fn = _ALIASES.get(name, name)
+    if fn in _COMPOSED_NAMES:  # written in tl from the MathOps
+        from .libdevice_composed import COMPOSED
+
+        return COMPOSED[fn]
     if fn not in MATH_FUNCTIONS:
         from ...errors import UnsupportedName
 
@@ -35,4 +42,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(MATH_FUNCTIONS) | set(_ALIASES))
+    return sorted(set(MATH_FUNCTIONS) | set(_ALIASES) | _COMPOSED_NAMES)
