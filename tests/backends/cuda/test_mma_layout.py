@@ -163,8 +163,12 @@ def run_cta(plan: MmaPlan, num_warps: int, a_kmajor: bool, b_kmajor: bool, a, b)
                     for i in range(4):
                         acc[lane, acc_key(mt, nt, i)] += d[isa_c(lane, i)]
         for (lane, (ri, ci)), v in acc.items():
-            row = (thread_index(rows_map, lane, warp) * rows_map.spt + rows_map.offset(ri, plan.m)) % plan.m
-            col = (thread_index(cols_map, lane, warp) * cols_map.spt + cols_map.offset(ci, plan.n)) % plan.n
+            row = (
+                thread_index(rows_map, lane, warp) * rows_map.spt + rows_map.offset(ri, plan.m)
+            ) % plan.m
+            col = (
+                thread_index(cols_map, lane, warp) * cols_map.spt + cols_map.offset(ci, plan.n)
+            ) % plan.n
             assert np.isnan(result[row, col]) or result[row, col] == v
             result[row, col] = v
     return result

@@ -11,6 +11,7 @@ import pytest
 
 from tilec.backends.cuda import assemble, toolchain
 from tilec.backends.cuda.compiler import CudaCompiler, kernel_of, lower
+from tilec.backends.cuda.layout import Slice
 from tilec.backends.cuda.mma import choose, warp_grid
 from tilec.backends.target import CompileOptions, Target
 from tilec.ir import ops as O
@@ -136,3 +137,22 @@ def test_fma_path_remains(case: str, arch: str, block) -> None:
 def test_ieee_fp32_stays_exact() -> None:
     ptx = matmul_ptx("tf32", "sm_80", precision="ieee")
     assert "mma.sync" not in ptx and "fma.rn.f32" in ptx
+
+
+def test_attention_softmax_stays_in_the_mma_layout() -> None:
+    # s = q @ k^T on tensor cores; the row max/sum, p = exp(s - m) and the rescaled accumulator
+    # follow its layout (slices of it for the per-row values), so the loop body converts nothing
+    # between the two dots
+    import cuda_tl_kernels as T
+
+    sig = ("*fp16", "*fp16", "*fp16", "*fp16", "fp32", "i32", 64, 64, 64)
+    func = kernel_of(build(T.attention.fn, *sig))
+    _, lowering = lower(func, "sm_80", CompileOptions())
+    qk, pv = [op for op in func.walk() if isinstance(op, O.DotOp)]
+    qk_plan, pv_plan = choose(qk, 4, 80), choose(pv, 4, 80)
+    assert qk_plan is not None and pv_plan is not None
+    mma = qk_plan.layout()
+    assert lowering.plan[pv.operands[0]] == mma  # p.to(fp16) is staged straight from registers
+    loop = next(op for op in func.walk() if isinstance(op, O.ForOp))
+    carried = [lowering.plan[a] for a in loop.body.args[1:]]  # m_i, l_i, acc in some order
+    assert sorted(map(str, carried)) == sorted(map(str, [Slice(mma, 1)] * 2 + [pv_plan.layout()]))

@@ -10,7 +10,7 @@ from llvmlite import ir
 
 from .types import I32
 
-Operand = Union["Expr", int]  # noqa: UP007
+Operand = Union["Expr", int]
 
 
 def _pow2_shift(n: int) -> int:

@@ -1,52 +1,83 @@
-"""Layouts fixed before layout assignment: every tensor-core dot's result is in its mma layout,
-and so is every loop-carried value that a loop yields from one (``acc = tl.dot(a, b, acc)`` in a
-``for`` keeps its accumulator in mma registers across iterations, converting only after the
-loop), and so is a narrowing cast of such a value (an epilogue's ``acc.to(tl.float16)``: the
-conversion to the store's layout then moves half the bytes). Consumers that want another layout
-convert where they read the value."""
+"""Layouts fixed before layout assignment: tensor-core dot results and what is computed from them.
+
+Every tensor-core dot's result is in its mma layout, and the layout flows forward: through
+elementwise ops and casts (an epilogue's ``acc.to(tl.float16)`` converts half the bytes to the
+store's layout), reductions (a slice of it), ``expand_dims``/broadcasts of such slices, and loop-
+carried values a loop yields from any of these (``acc = tl.dot(a, b, acc)`` keeps its accumulator
+in mma registers across iterations; attention's running max and sum stay in its row slice).
+Consumers that want another layout convert where they read the value.
+"""
 
 from __future__ import annotations
 
 from ...ir import ops as O
-from ...ir.core import Value
-from ...ir.types import element_of
-from .layout import Layout
+from ...ir.core import Op, Value
+from ...ir.types import TileType
+from .layout import Layout, Slice
 from .mma import choose
+
+_ELEMENTWISE = (O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp)
 
 
 def mma_pins(func: O.FuncOp, num_warps: int, arch: int) -> dict[Value, Layout]:
+    ops = list(func.walk())
     pins: dict[Value, Layout] = {}
-    loops: list[O.ForOp] = []
-    casts: list[O.CastOp] = []
-    for op in func.walk():
+    for op in ops:
         if isinstance(op, O.DotOp):
             plan = choose(op, num_warps, arch)
             if plan is not None:
                 pins[op.result] = plan.layout()
-        elif isinstance(op, O.ForOp):
-            loops.append(op)
-        elif isinstance(op, O.CastOp):
-            casts.append(op)
+    if not pins:
+        return pins
+    loops = [op for op in ops if isinstance(op, O.ForOp)]
     changed = True
-    while changed:  # nested loops carry an inner loop's pinned result outwards
+    while changed:  # a loop-carried pin makes its body argument pinned for later ops too
         changed = False
-        for loop in loops:
-            term = loop.body.terminator
-            if term is None:
-                continue
-            for i, (v, r) in enumerate(zip(term.operands, loop.results)):
-                got = pins.get(v)
-                if got is not None and r not in pins:
-                    pins[r] = got
-                    pins[loop.body.args[1 + i]] = got
+        for op in ops:
+            for v, layout in _forward(op, pins):
+                if v not in pins:
+                    pins[v] = layout
                     changed = True
-    for cast in casts:  # in program order, so chains of casts follow
-        got = pins.get(cast.operands[0])
-        if got is not None and _bits(cast.result) < _bits(cast.operands[0]):
-            pins[cast.result] = got
+        for loop in loops:
+            changed |= _carry(loop, pins)
     return pins
 
 
-def _bits(v: Value) -> int:
-    elem = element_of(v.type)
-    return getattr(elem, "bits", 64)
+def _forward(op: Op, pins: dict[Value, Layout]) -> list[tuple[Value, Layout]]:
+    """The layouts ``op``'s tile results take from its pinned operands."""
+    results = [r for r in op.results if isinstance(r.type, TileType)]
+    if not results:
+        return []
+    operands = [v for v in op.operands if v in pins]
+    if not operands:
+        return []
+    if isinstance(op, _ELEMENTWISE):
+        shape = results[0].type.shape  # type: ignore[union-attr]
+        same = [v for v in operands if getattr(v.type, "shape", None) == shape]
+        return [(results[0], pins[same[0]])] if same else []
+    if isinstance(op, O.ReduceOp):
+        return [
+            (r, Slice(pins[op.operands[0]], op.axis)) for r in results if op.operands[0] in pins
+        ]
+    if isinstance(op, O.ExpandDimsOp):
+        got = pins[op.operands[0]]
+        return [(op.result, got.parent)] if isinstance(got, Slice) and got.dim == op.axis else []
+    if isinstance(op, O.BroadcastOp):
+        got = pins[op.operands[0]]
+        return [] if isinstance(got, Slice) else [(op.result, got)]
+    return []
+
+
+def _carry(loop: O.ForOp, pins: dict[Value, Layout]) -> bool:
+    """Pin a loop result and its body argument to the layout of the value the body yields."""
+    term = loop.body.terminator
+    changed = False
+    if term is None:
+        return changed
+    for i, (v, r) in enumerate(zip(term.operands, loop.results)):
+        got = pins.get(v)
+        if got is not None and r not in pins:
+            pins[r] = got
+            pins[loop.body.args[1 + i]] = got
+            changed = True
+    return changed

@@ -17,8 +17,7 @@ from ...ir import ops as O
 from ...ir.types import TileType
 from . import intrinsics as intr
 from .lowering import Lowering, Tile
-from .mma import AccKind, MmaKind, MmaPlan, a_lane_address, acc_key, b_lane_address
-from .mma import swizzled_offset
+from .mma import AccKind, MmaKind, MmaPlan, a_lane_address, acc_key, b_lane_address, swizzled_offset
 from .mma_expr import Expr
 from .types import F16, F32, I8, I32
 
@@ -109,7 +108,9 @@ class _Fragments:
     def b(self, nt: int, ks: int, batch: int, x4: bool) -> list[ir.Value]:
         k, col = b_lane_address(self.plan, self.s.kmajor, self.warp_n, self.lane, nt, ks, x4)
         count = 4 if x4 else 2
-        return self._load(col, k, batch, count) if self.s.kmajor else self._load(k, col, batch, count)
+        return (
+            self._load(col, k, batch, count) if self.s.kmajor else self._load(k, col, batch, count)
+        )
 
 
 def _to_tf32(b: ir.IRBuilder, bits: ir.Value) -> ir.Value:
@@ -151,7 +152,8 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     a, bt = L.tile(a_v), L.tile(b_v)
     kind = plan.kind
     sa = _staging(a, True, kind, 0)
-    a_bytes = max(sa.nbytes * max(plan.batch, 1), 16)
+    # B starts on a 128-byte line, like A, so its swizzle spreads ldmatrix rows over all banks
+    a_bytes = (sa.nbytes * max(plan.batch, 1) + 127) // 128 * 128
     sb = _staging(bt, False, kind, a_bytes)
     base = L.smem(a_bytes + sb.nbytes * max(plan.batch, 1))
     L.barrier()
