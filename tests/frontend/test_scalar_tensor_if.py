@@ -100,3 +100,18 @@ def test_a_bigger_tile_is_still_refused():
 )
 def test_cuda_lowering_assembles(fn, sigs):
     assert_assembles(fn, *sigs)
+
+
+@jit
+def keep_dims_total(x_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    z = tl.sum(x, axis=None, keep_dims=True)  # shape [1, 1]
+    tl.store(z_ptr[None, None, :], z)  # Triton's test_reduce stores it so: ':' past the rank
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_store_of_a_keep_dims_total_through_an_indexed_scalar_pointer(device):
+    x = np.random.default_rng().standard_normal((4, 8)).astype(np.float32)
+    z = dev(np.full(1, np.nan, np.float32), device)
+    keep_dims_total[(1,)](dev(x, device), z, M=4, N=8)
+    np.testing.assert_allclose(host_np(z)[0], x.astype(np.float64).sum(), rtol=1e-5)

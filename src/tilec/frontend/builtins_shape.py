@@ -322,8 +322,8 @@ def subscript(ctx: Any, x: Tensor, index: Any) -> Tensor:
             raise TileTypeError(
                 f"unsupported tensor index {item!r}: tensors can be indexed only with None and ':'"
             )
-    if dim - sum(1 for i in items if unwrap(i) is None) > len(x.shape):
-        raise TileTypeError(f"too many indices for a tensor of rank {len(x.shape)}")
+    # as in Triton, a ':' past the last dimension keeps nothing and is accepted: a full
+    # reduction with keep_dims stores through ``z_ptr[None, None, :]`` of a scalar pointer
     return v
 
 
