@@ -130,3 +130,21 @@ def softmax_persistent(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols,
         z = x - tl.max(x, axis=0)
         num = tl.exp(z)
         tl.store(out_ptr + row * out_stride + cols, num / tl.sum(num, axis=0), mask=mask)
+
+
+@tilec.jit
+def prefix_through_memory(x, out, n, BLOCK: tl.constexpr, STAGES: tl.constexpr):
+    """x[i] = 2 * x[i-1] + x[i] row by row, in place: each iteration reads what the previous one
+    stored, so its loads must not be copied ahead; the loads of ``out``'s source stay legal."""
+    offs = tl.arange(0, BLOCK)
+    for i in tl.range(1, n, num_stages=STAGES):
+        prev = tl.load(x + (i - 1) * BLOCK + offs)
+        tl.store(x + i * BLOCK + offs, 2.0 * prev + tl.load(x + i * BLOCK + offs))
+    tl.store(out + offs, tl.load(x + (n - 1) * BLOCK + offs))
+
+
+def prefix_through_memory_ref(x: np.ndarray, n: int) -> np.ndarray:
+    y = x.astype(np.float64).copy()
+    for i in range(1, n):
+        y[i] = 2.0 * y[i - 1] + y[i]
+    return y

@@ -111,6 +111,18 @@ def test_gather_behind_a_pipelined_index_load(stages: int) -> None:
     np.testing.assert_allclose(_host(out), ref, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("stages", [1, 3])
+def test_loop_reading_its_own_stores(stages: int) -> None:
+    rng = np.random.default_rng()
+    rows, block = 9, 128
+    x = rng.standard_normal((rows, block)).astype(np.float32)
+    dx, out = _dev(x), _nan((block,))
+    K.prefix_through_memory[(1,)](dx, out, rows, block, stages, num_warps=4)
+    ref = K.prefix_through_memory_ref(x, rows)
+    np.testing.assert_allclose(_host(dx), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(_host(out), ref[-1], rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("stages", STAGES)
 @pytest.mark.parametrize("shape", [(1823, 781), (64, 1024), (300, 4096), (7, 33)])
 @pytest.mark.parametrize("programs", [1, 13, 132])

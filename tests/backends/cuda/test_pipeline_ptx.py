@@ -103,6 +103,8 @@ def test_stages_shrink_to_the_budget() -> None:
         (K.gather_rows, ("*fp32", "*i32", "*fp32", "i32", 256, 3), 1),
         # a load under a run-time if is never copied ahead
         (K.guarded_load, ("*fp32", "*fp32", "i32", "i32", 256, 3), 0),
+        # loads of memory the loop stores to are never copied ahead
+        (K.prefix_through_memory, ("*fp32", "*fp32", "i32", 128, 3), 0),
     ],
 )
 def test_only_safe_loads_are_copied_ahead(fn, sig, copies: int) -> None:  # type: ignore[no-untyped-def]

@@ -6,6 +6,8 @@ when it sits directly in the loop body, loads a tile of 1- to 8-byte numbers wit
 ``.ca`` or ``.cg`` cache policy, moves 4, 8 or 16 bytes per vector access, and its pointer and
 mask are pure functions of the induction variable, loop invariants and loop-carried values that
 advance by an invariant step (``p += inc``): then they can be computed ahead for iteration k+d.
+No store or atomic in the loop may write through the pointer argument it reads (a copy issued
+ahead would read memory before an earlier iteration's store); pipeline_lowering.py emits it all.
 
 Schedule (slots are S buffers per load, iteration k uses slot k mod S):
   prologue       for d in 0..S-2: copy iteration d into slot d; commit a group
@@ -36,17 +38,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llvmlite import ir
-
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from . import cp_async
 from .layout import WARP_SIZE
-from .lowering import Lowered, Lowering, Tile
+from .lowering import Lowering
 from .rules_memory import _groups as vector_groups
 from .rules_memory import vector_width
-from .types import I8, I32, I64, memory_type
 
 # the most shared memory the stage buffers of one kernel may take (stages are dropped until the
 # buffers fit): the rest stays for layout conversions and for more than one block per SM
@@ -100,9 +99,10 @@ def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
     if stages < 2:
         return None
     steps = _steps(loop)
+    written = _written(loop)
     candidates = []
     for op in loop.body.ops:
-        if isinstance(op, O.LoadOp):
+        if isinstance(op, O.LoadOp) and not _may_see_stores(op, written):
             shape = _eligible(L, loop, op, steps)
             if shape is not None:
                 candidates.append(shape)
@@ -115,7 +115,7 @@ def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
         return None
     loads, offset = [], start
     for op, vw, nbytes, stage_bytes in candidates:
-        loads.append(StagedLoad(op, vw, nbytes, stage_bytes // (nbytes * _threads(L)), offset,
+        loads.append(StagedLoad(op, vw, nbytes, stage_bytes // (nbytes * threads(L)), offset,
                                 stage_bytes))
         offset += stages * stage_bytes
     needed = _deps(loop, [v for s in loads for v in _roots(s.op)] + [i for _, i in steps])
@@ -133,7 +133,68 @@ def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
     )
 
 
-def _threads(L: Lowering) -> int:
+_WRITES = (O.StoreOp, O.AtomicRMWOp, O.AtomicCASOp)
+_SAME_BASE = (O.AddPtrOp, O.SplatOp, O.BroadcastOp, O.ExpandDimsOp, O.ReshapeOp, O.HintOp)
+
+
+def _written(loop: O.ForOp) -> set[Value] | None:
+    """The pointer arguments the loop body stores through (None: some store's is unknown)."""
+    out: set[Value] = set()
+    for top in loop.body.ops:
+        for op in top.walk():
+            if isinstance(op, _WRITES):
+                bases = _bases(op.operands[0])
+                if bases is None:
+                    return None
+                out |= bases
+    return out
+
+
+def _may_see_stores(load: O.LoadOp, written: set[Value] | None) -> bool:
+    """Whether a store in the loop may write what ``load`` reads in a later iteration: copying
+    it ahead would then read memory before that store. Pointers from different arguments are
+    taken not to overlap (as Triton's pipeliner does)."""
+    if written is not None and not written:
+        return False
+    bases = _bases(load.ptr)
+    return written is None or bases is None or bool(bases & written)
+
+
+def _bases(ptr: Value) -> set[Value] | None:
+    """The function or block arguments ``ptr`` is derived from (through addptr, splat...,
+    loop-carried values and loop results), or None when that is unknown."""
+    out: set[Value] = set()
+    seen: set[Value] = set()
+    stack = [ptr]
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        op = v.defining_op
+        if isinstance(op, _SAME_BASE):
+            stack.append(op.operands[0])
+        elif isinstance(op, O.ForOp):
+            stack += _carried_sources(op, v.index)
+        elif op is not None:
+            return None
+        else:
+            block = v.owner
+            region = getattr(block, "parent", None)
+            loop = getattr(region, "parent", None)
+            if isinstance(loop, O.ForOp) and v.index >= 1:
+                stack += _carried_sources(loop, v.index - 1)
+            else:
+                out.add(v)
+    return out
+
+
+def _carried_sources(loop: O.ForOp, i: int) -> list[Value]:
+    term = loop.body.terminator
+    return [loop.init_args[i]] + ([term.operands[i]] if term is not None else [])
+
+
+def threads(L: Lowering) -> int:
     return L.num_warps * WARP_SIZE
 
 
@@ -165,7 +226,7 @@ def _eligible(
     if nbytes not in cp_async.SIZES:
         return None
     count = len(vector_groups(L, layout, shape, vw))
-    return op, vw, nbytes, count * nbytes * _threads(L)
+    return op, vw, nbytes, count * nbytes * threads(L)
 
 
 def _deps(loop: O.ForOp, roots: list[Value]) -> tuple[list[Op], set[Value]] | None:
@@ -234,157 +295,3 @@ def _steps(loop: O.ForOp) -> list[tuple[Value, Value]]:
 def _is_int(v: Value) -> bool:
     elem = element_of(v.type)
     return isinstance(elem, ScalarType) and elem.is_int() and elem.bits > 1
-
-
-# -- emission --------------------------------------------------------------------------------
-def prologue(
-    L: Lowering, p: LoopPipeline, lb: ir.Value, ub: ir.Value, step: ir.Value,
-    inits: list[Lowered], signed: bool,
-) -> None:
-    """Start the copies of iterations 0 .. S-2 (into slots 0 .. S-2), one group each."""
-    base = dict(zip(p.loop.body.args[1:], inits))
-    for d in range(p.stages - 1):
-        issue(L, p, lb, step, ub, signed, base, d, ir.Constant(I32, d))
-
-
-def top_of_body(
-    L: Lowering, p: LoopPipeline, iv: ir.Value, ub: ir.Value, step: ir.Value, signed: bool,
-    carried: list[Lowered], slot: ir.Value,
-) -> None:
-    """Start iteration k+S-1's copies, then wait until iteration k's have landed."""
-    s = p.stages
-    ahead = L.b.select(
-        L.b.icmp_unsigned("==", slot, ir.Constant(I32, 0)),
-        ir.Constant(I32, s - 1),
-        L.b.sub(slot, ir.Constant(I32, 1)),
-    )  # (k + S - 1) mod S
-    base = dict(zip(p.loop.body.args[1:], carried))
-    issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
-    cp_async.wait_group(L.b, s - 1)
-
-
-def next_slot(b: ir.IRBuilder, p: LoopPipeline, slot: ir.Value) -> ir.Value:
-    nxt = b.add(slot, ir.Constant(I32, 1))
-    at_end = b.icmp_unsigned("==", nxt, ir.Constant(I32, p.stages))
-    return b.select(at_end, ir.Constant(I32, 0), nxt)
-
-
-def issue(
-    L: Lowering, p: LoopPipeline, iv: ir.Value, step: ir.Value, ub: ir.Value, signed: bool,
-    carried: dict[Value, Lowered], distance: int, slot: ir.Value,
-) -> None:
-    """Copy iteration (iv's iteration + distance) into ``slot`` of every staged load and commit
-    one group. The body ops computing addresses and masks are lowered for that iteration into a
-    scratch environment that is discarded afterwards."""
-    b = L.b
-    loop = p.loop
-    env = L.env
-    saved = {v: env[v] for v in loop.body.args if v in env}
-    for op in p.invariant_ops:
-        L.rules[type(op)](L, op)
-    env[loop.induction_var] = b.add(iv, b.mul(step, ir.Constant(iv.type, distance)))
-    for arg in loop.body.args[1:]:
-        if arg in carried:
-            env[arg] = carried[arg]
-    for arg, inc in p.steps:
-        env[arg] = _advance(L, arg, carried[arg], inc, distance)
-    for op in p.variant_ops:
-        L.rules[type(op)](L, op)
-    live = _in_range(b, iv, step, distance, ub, signed)
-    for staged in p.loads:
-        _copy(L, p, staged, slot, live)
-    cp_async.commit_group(b)
-    for op in (*p.invariant_ops, *p.variant_ops):
-        for r in op.results:
-            env.pop(r, None)
-    for v in loop.body.args:
-        env.pop(v, None)
-    env.update(saved)
-
-
-def _in_range(
-    b: ir.IRBuilder, iv: ir.Value, step: ir.Value, distance: int, ub: ir.Value, signed: bool
-) -> ir.Value:
-    """``iv + distance*step < ub`` without wrap-around (computed in 64 bits)."""
-    wide = iv.type if iv.type.width >= 64 else I64
-    ext = b.sext if signed else b.zext
-
-    def widen(x: ir.Value) -> ir.Value:
-        return x if x.type == wide else ext(x, wide)
-
-    ahead = b.add(widen(iv), b.mul(widen(step), ir.Constant(wide, distance)))
-    less = b.icmp_signed if signed else b.icmp_unsigned
-    return less("<", ahead, widen(ub))
-
-
-def _advance(L: Lowering, arg: Value, base: Lowered, inc: Value, distance: int) -> Lowered:
-    """``arg`` ``distance`` iterations after ``base``: base + distance * inc."""
-    if distance == 0:
-        return base
-    b = L.b
-    layout = base.layout if isinstance(base, Tile) else None
-    step = L.value(inc, layout)
-    elem = element_of(arg.type)
-
-    def one(x: ir.Value, s: ir.Value) -> ir.Value:
-        if isinstance(elem, PointerType):
-            wide = b.sext(s, I64) if s.type.width < 64 else s
-            scaled = b.mul(wide, ir.Constant(I64, distance))
-            return b.gep(x, [scaled], source_etype=memory_type(elem.element))
-        return b.add(x, b.mul(s, ir.Constant(s.type, distance)))
-
-    if isinstance(base, Tile):
-        return Tile(base.layout, base.shape, {
-            k: one(r, step.regs[k] if isinstance(step, Tile) else step)
-            for k, r in base.regs.items()
-        })
-    assert not isinstance(step, Tile)
-    return one(base, step)
-
-
-def _chunk(L: Lowering, staged: StagedLoad, slot: ir.Value, group: int) -> ir.Value:
-    """This thread's chunk of vector group ``group`` in ``slot``: consecutive threads own
-    consecutive chunks, so a warp's copies and reads are conflict-free."""
-    b = L.b
-    fixed = staged.offset + group * _threads(L) * staged.nbytes
-    where = b.add(b.mul(slot, ir.Constant(I32, staged.stage_bytes)), ir.Constant(I32, fixed))
-    where = b.add(where, L.thread_bytes(staged.nbytes))
-    return b.gep(L.shared_base(), [where], source_etype=I8)
-
-
-def _copy(L: Lowering, p: LoopPipeline, staged: StagedLoad, slot: ir.Value, live: ir.Value) -> None:
-    op = staged.op
-    assert isinstance(op.result.type, TileType)
-    layout, shape = L.want(op.result), op.result.type.shape
-    ptrs = L.pointers(op.ptr, layout)
-    mask = L.value(op.mask, layout) if op.mask is not None else None
-    for g, group in enumerate(vector_groups(L, layout, shape, staged.vw)):
-        pred = live
-        if mask is not None:
-            m = mask.regs[group[0]] if isinstance(mask, Tile) else mask
-            pred = L.b.and_(pred, m)
-        cp_async.copy(L.b, _chunk(L, staged, slot, g), ptrs.regs[group[0]], staged.nbytes, pred)
-
-
-def read(L: Lowering, staged: StagedLoad, slot: ir.Value) -> None:
-    """Lower ``staged.op`` as a read of this iteration's slot; masked-off lanes take ``other``."""
-    op = staged.op
-    b = L.b
-    assert isinstance(op.result.type, TileType)
-    elem = element_of(op.result.type)
-    mem_ty = memory_type(elem)  # type: ignore[arg-type]
-    layout, shape = L.want(op.result), op.result.type.shape
-    mask = L.value(op.mask, layout) if op.mask is not None else None
-    other = L.value(op.other, layout) if op.other is not None and mask is not None else None
-    vec_ty = ir.VectorType(mem_ty, staged.vw)
-    regs = {}
-    for g, group in enumerate(vector_groups(L, layout, shape, staged.vw)):
-        got = b.load(_chunk(L, staged, slot, g), typ=vec_ty, align=staged.nbytes)
-        for i, key in enumerate(group):
-            val = b.extract_element(got, ir.Constant(I32, i))
-            if other is not None:
-                m = mask.regs[key] if isinstance(mask, Tile) else mask
-                alt = other.regs[key] if isinstance(other, Tile) else other
-                val = b.select(m, val, alt)
-            regs[key] = val
-    L.set(op.result, Tile(layout, shape, regs))

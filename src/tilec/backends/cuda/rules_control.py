@@ -2,7 +2,9 @@
 
 Loop-carried tiles keep the layout planned for the loop's results; values yielded in another
 layout are converted before the back edge. Scalar conditions are uniform across the block, so
-barriers inside branches are safe.
+barriers inside branches are safe. A ``for`` loop that pipeline.py chose to pipeline also gets
+its cp.async prologue, a stage-slot counter, the next iteration's copies at the top of its body
+and a drain at its exit; its pipelined loads read the stage buffers.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import Kind, ScalarType, TileType
-from . import cp_async, pipeline
+from . import cp_async, pipeline_lowering
 from .lowering import Lowered, Lowering, Rule, Tile
 from .pipeline import LoopPipeline
 from .types import I32
@@ -74,7 +76,7 @@ def _for(L: Lowering, op: Op) -> None:
     signed = isinstance(elem, ScalarType) and elem.kind is not Kind.UINT
     pipe = L.pipelines.get(op)
     if pipe is not None:
-        pipeline.prologue(L, pipe, lb, ub, step, inits, signed)
+        pipeline_lowering.prologue(L, pipe, lb, ub, step, inits, signed)
     b = L.b
     header = b.append_basic_block("for.header")
     body = b.append_basic_block("for.body")
@@ -100,7 +102,7 @@ def _for(L: Lowering, op: Op) -> None:
         L.block(op.body)
     else:
         assert slot is not None
-        pipeline.top_of_body(L, pipe, iv, ub, step, signed, carried, slot)
+        pipeline_lowering.top_of_body(L, pipe, iv, ub, step, signed, carried, slot)
         _staged_body(L, op, pipe, slot)
     term = op.body.terminator
     nexts = _as(L, term.operands if term is not None else [], carried)
@@ -109,7 +111,7 @@ def _for(L: Lowering, op: Op) -> None:
     _incoming(phis, nexts, latch)
     if pipe is not None:
         assert slot is not None
-        slot.add_incoming(pipeline.next_slot(b, pipe, slot), latch)
+        slot.add_incoming(pipeline_lowering.next_slot(b, pipe, slot), latch)
     b.branch(header)
     b.position_at_end(exit_)
     if pipe is not None:
@@ -129,7 +131,7 @@ def _staged_body(L: Lowering, op: O.ForOp, pipe: LoopPipeline, slot: ir.Value) -
         if s is None:
             plain(L, o)
         else:
-            pipeline.read(L, s, slot)
+            pipeline_lowering.read(L, s, slot)
 
     L.rules = {**outer, O.LoadOp: load}
     try:

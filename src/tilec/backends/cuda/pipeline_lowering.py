@@ -1,0 +1,171 @@
+"""Emitting a pipelined loop's copies, waits and stage-buffer reads (pipeline.py plans them and
+states the schedule and the invariants that make it correct without bar.sync).
+
+Each load's stage buffers: ``stages`` slots of ``groups`` vector groups, each group one chunk of
+``nbytes`` per thread, consecutive threads in consecutive chunks (conflict-free for a warp).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...ir.core import Value
+from ...ir.types import PointerType, TileType, element_of
+from . import cp_async
+from .lowering import Lowered, Lowering, Tile
+from .pipeline import LoopPipeline, StagedLoad, threads
+from .rules_memory import _groups as vector_groups
+from .types import I8, I32, I64, memory_type
+
+
+def prologue(
+    L: Lowering, p: LoopPipeline, lb: ir.Value, ub: ir.Value, step: ir.Value,
+    inits: list[Lowered], signed: bool,
+) -> None:
+    """Start the copies of iterations 0 .. S-2 (into slots 0 .. S-2), one group each."""
+    base = dict(zip(p.loop.body.args[1:], inits))
+    for d in range(p.stages - 1):
+        issue(L, p, lb, step, ub, signed, base, d, ir.Constant(I32, d))
+
+
+def top_of_body(
+    L: Lowering, p: LoopPipeline, iv: ir.Value, ub: ir.Value, step: ir.Value, signed: bool,
+    carried: list[Lowered], slot: ir.Value,
+) -> None:
+    """Start iteration k+S-1's copies, then wait until iteration k's have landed."""
+    s = p.stages
+    ahead = L.b.select(
+        L.b.icmp_unsigned("==", slot, ir.Constant(I32, 0)),
+        ir.Constant(I32, s - 1),
+        L.b.sub(slot, ir.Constant(I32, 1)),
+    )  # (k + S - 1) mod S
+    base = dict(zip(p.loop.body.args[1:], carried))
+    issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
+    cp_async.wait_group(L.b, s - 1)
+
+
+def next_slot(b: ir.IRBuilder, p: LoopPipeline, slot: ir.Value) -> ir.Value:
+    nxt = b.add(slot, ir.Constant(I32, 1))
+    at_end = b.icmp_unsigned("==", nxt, ir.Constant(I32, p.stages))
+    return b.select(at_end, ir.Constant(I32, 0), nxt)
+
+
+def issue(
+    L: Lowering, p: LoopPipeline, iv: ir.Value, step: ir.Value, ub: ir.Value, signed: bool,
+    carried: dict[Value, Lowered], distance: int, slot: ir.Value,
+) -> None:
+    """Copy iteration (iv's iteration + distance) into ``slot`` of every staged load and commit
+    one group. The body ops computing addresses and masks are lowered for that iteration into a
+    scratch environment that is discarded afterwards."""
+    b = L.b
+    loop = p.loop
+    env = L.env
+    saved = {v: env[v] for v in loop.body.args if v in env}
+    for op in p.invariant_ops:
+        L.rules[type(op)](L, op)
+    env[loop.induction_var] = b.add(iv, b.mul(step, ir.Constant(iv.type, distance)))
+    for arg in loop.body.args[1:]:
+        if arg in carried:
+            env[arg] = carried[arg]
+    for arg, inc in p.steps:
+        env[arg] = _advance(L, arg, carried[arg], inc, distance)
+    for op in p.variant_ops:
+        L.rules[type(op)](L, op)
+    live = _in_range(b, iv, step, distance, ub, signed)
+    for staged in p.loads:
+        _copy(L, p, staged, slot, live)
+    cp_async.commit_group(b)
+    for op in (*p.invariant_ops, *p.variant_ops):
+        for r in op.results:
+            env.pop(r, None)
+    for v in loop.body.args:
+        env.pop(v, None)
+    env.update(saved)
+
+
+def _in_range(
+    b: ir.IRBuilder, iv: ir.Value, step: ir.Value, distance: int, ub: ir.Value, signed: bool
+) -> ir.Value:
+    """``iv + distance*step < ub`` without wrap-around (computed in 64 bits)."""
+    wide = iv.type if iv.type.width >= 64 else I64
+    ext = b.sext if signed else b.zext
+
+    def widen(x: ir.Value) -> ir.Value:
+        return x if x.type == wide else ext(x, wide)
+
+    ahead = b.add(widen(iv), b.mul(widen(step), ir.Constant(wide, distance)))
+    less = b.icmp_signed if signed else b.icmp_unsigned
+    return less("<", ahead, widen(ub))
+
+
+def _advance(L: Lowering, arg: Value, base: Lowered, inc: Value, distance: int) -> Lowered:
+    """``arg`` ``distance`` iterations after ``base``: base + distance * inc."""
+    if distance == 0:
+        return base
+    b = L.b
+    layout = base.layout if isinstance(base, Tile) else None
+    step = L.value(inc, layout)
+    elem = element_of(arg.type)
+
+    def one(x: ir.Value, s: ir.Value) -> ir.Value:
+        if isinstance(elem, PointerType):
+            wide = b.sext(s, I64) if s.type.width < 64 else s
+            scaled = b.mul(wide, ir.Constant(I64, distance))
+            return b.gep(x, [scaled], source_etype=memory_type(elem.element))
+        return b.add(x, b.mul(s, ir.Constant(s.type, distance)))
+
+    if isinstance(base, Tile):
+        return Tile(base.layout, base.shape, {
+            k: one(r, step.regs[k] if isinstance(step, Tile) else step)
+            for k, r in base.regs.items()
+        })
+    assert not isinstance(step, Tile)
+    return one(base, step)
+
+
+def _chunk(L: Lowering, staged: StagedLoad, slot: ir.Value, group: int) -> ir.Value:
+    """This thread's chunk of vector group ``group`` in ``slot``: consecutive threads own
+    consecutive chunks, so a warp's copies and reads are conflict-free."""
+    b = L.b
+    fixed = staged.offset + group * threads(L) * staged.nbytes
+    where = b.add(b.mul(slot, ir.Constant(I32, staged.stage_bytes)), ir.Constant(I32, fixed))
+    where = b.add(where, L.thread_bytes(staged.nbytes))
+    return b.gep(L.shared_base(), [where], source_etype=I8)
+
+
+def _copy(L: Lowering, p: LoopPipeline, staged: StagedLoad, slot: ir.Value, live: ir.Value) -> None:
+    op = staged.op
+    assert isinstance(op.result.type, TileType)
+    layout, shape = L.want(op.result), op.result.type.shape
+    ptrs = L.pointers(op.ptr, layout)
+    mask = L.value(op.mask, layout) if op.mask is not None else None
+    for g, group in enumerate(vector_groups(L, layout, shape, staged.vw)):
+        pred = live
+        if mask is not None:
+            m = mask.regs[group[0]] if isinstance(mask, Tile) else mask
+            pred = L.b.and_(pred, m)
+        cp_async.copy(L.b, _chunk(L, staged, slot, g), ptrs.regs[group[0]], staged.nbytes, pred)
+
+
+def read(L: Lowering, staged: StagedLoad, slot: ir.Value) -> None:
+    """Lower ``staged.op`` as a read of this iteration's slot; masked-off lanes take ``other``."""
+    op = staged.op
+    b = L.b
+    assert isinstance(op.result.type, TileType)
+    elem = element_of(op.result.type)
+    mem_ty = memory_type(elem)  # type: ignore[arg-type]
+    layout, shape = L.want(op.result), op.result.type.shape
+    mask = L.value(op.mask, layout) if op.mask is not None else None
+    other = L.value(op.other, layout) if op.other is not None and mask is not None else None
+    vec_ty = ir.VectorType(mem_ty, staged.vw)
+    regs = {}
+    for g, group in enumerate(vector_groups(L, layout, shape, staged.vw)):
+        got = b.load(_chunk(L, staged, slot, g), typ=vec_ty, align=staged.nbytes)
+        for i, key in enumerate(group):
+            val = b.extract_element(got, ir.Constant(I32, i))
+            if other is not None:
+                m = mask.regs[key] if isinstance(mask, Tile) else mask
+                alt = other.regs[key] if isinstance(other, Tile) else other
+                val = b.select(m, val, alt)
+            regs[key] = val
+    L.set(op.result, Tile(layout, shape, regs))
