@@ -56,3 +56,24 @@ def bmm(
     b = tl.load(b_ptr + rb * (K * N) + rk[None, :, None] * N + rn[None, None, :])
     c = tl.dot(a, b, input_precision=PRECISION)
     tl.store(c_ptr + rb * (M * N) + rm[None, :, None] * N + rn[None, None, :], c)
+
+
+@tilec.jit
+def pipelined_matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_bk, s_cm,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
+):  # fmt: skip
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = a_ptr + rm[:, None] * s_am + rk[None, :]
+    b = b_ptr + rk[:, None] * s_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
+        x = tl.load(a, mask=rk[None, :] < K - k * BK, other=0.0)
+        y = tl.load(b, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(x, y, acc)
+        a += BK
+        b += BK * s_bk
+    c = c_ptr + rm[:, None] * s_cm + rn[None, :]
+    tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))

@@ -162,3 +162,20 @@ def test_batched_dot(case: str, shape: tuple[int, int, int, int]) -> None:
     c = _poisoned(out, (nb, m, n))
     K.bmm[(1,)](a, b, c, B=nb, M=m, N=n, K=k, PRECISION=precision)
     _check(_host(c), a_h @ b_h, np.abs(a_h) @ np.abs(b_h), bound, out)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 4])
+def test_pipelined_k_loop(stages: int) -> None:
+    import torch
+
+    m, n, k = 300, 260, 264
+    rng = np.random.default_rng()
+    a, a_h = _inputs("float16", (m, k), rng)
+    b, b_h = _inputs("float16", (k, n), rng)
+    c = _poisoned("float16", (m, n))
+    grid = (-(-m // 128), -(-n // 128))
+    K.pipelined_matmul[grid](
+        a, b, c, m, n, k, k, n, n, BM=128, BN=128, BK=32, STAGES=stages, num_warps=8
+    )
+    torch.cuda.synchronize()
+    _check(_host(c), a_h @ b_h, np.abs(a_h) @ np.abs(b_h), 1e-5, "float16")

@@ -156,3 +156,15 @@ def test_attention_softmax_stays_in_the_mma_layout() -> None:
     loop = next(op for op in func.walk() if isinstance(op, O.ForOp))
     carried = [lowering.plan[a] for a in loop.body.args[1:]]  # m_i, l_i, acc in some order
     assert sorted(map(str, carried)) == sorted(map(str, [Slice(mma, 1)] * 2 + [pv_plan.layout()]))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_120"])
+def test_pipelined_matmul_uses_cp_async_ldmatrix_and_mma(arch: str) -> None:
+    sig = ("*fp16", "*fp16", "*fp16", "i32", "i32", "i32", "i32", "i32", "i32", 128, 128, 32, 4)
+    module = build(K.pipelined_matmul.fn, *sig)
+    options = CompileOptions(num_warps=8)
+    ptx = CudaCompiler(assembler="none").compile(module, Target("cuda", arch), options).asm["ptx"]
+    assert isinstance(ptx, str)
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4" in ptx and "cp.async" in ptx
+    assert_assembles(ptx, arch)
