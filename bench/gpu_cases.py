@@ -162,9 +162,10 @@ def _matmul_one(
         return bool(torch.allclose(c.float(), expect, rtol=1e-2, atol=0.25))
 
     args = (a, b, c, size, size, size, a.stride(0), 1, b.stride(0), 1, c.stride(0), 1)
-    meta = {"BM": 128, "BN": 128, "BK": 32, "GROUP": 8}
     grid = (triton_cdiv(size, 128) ** 2,)
-    _measure(row, "tilec", lambda: launch(tk.matmul, grid, args, meta, 8), check, c, do_bench)
+    for impl, stages in (("tilec", 3), ("tilec_unpipelined", 1)):
+        meta = {"BM": 128, "BN": 128, "BK": 32, "GROUP": 8, "num_stages": stages}
+        _measure(row, impl, lambda m=meta: launch(tk.matmul, grid, args, m, 8), check, c, do_bench)
     big = {"BM": 128, "BN": 256, "BK": 64, "GROUP": 8}
     big_grid = (triton_cdiv(size, 128) * triton_cdiv(size, 256),)
     _measure(
@@ -177,7 +178,7 @@ def _matmul_one(
     )
     _measure(row, "torch", lambda: torch.matmul(a, b, out=c), check, c, do_bench)
     row.notes["config"] = (
-        "tilec BM=BN=128 BK=32 8 warps (mma.sync on sm_80+, no pipelining); "
+        "tilec BM=BN=128 BK=32 8 warps, mma.sync, 3 stages (tilec_unpipelined: 1 stage); "
         "triton BM=128 BN=256 BK=64 8 warps 3 stages (wgmma on sm_90 unless DISABLE_MMA_V3=1)"
     )
     return row
