@@ -19,16 +19,19 @@ pytestmark = [
     pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and torch"),
 ]
 
-# operand dtype (torch name), output dtype, accumulator, precision, error bound vs |A|@|B|
+# operand dtype (torch name), output dtype, accumulator, precision, error bound vs |A|@|B|:
+# fp32 accumulation (tensor cores may truncate inside an instruction) 1e-4; tf32 rounds each
+# operand to 11 bits (2e-3); tf32x3 and ieee near fp32; fp16 accumulation 1e-2. A wrong
+# fragment layout gives errors of order 1.
 CASES = {
-    "fp16": ("float16", "float32", tl.float32, "tf32", 1e-5),
-    "fp16_out16": ("float16", "float16", tl.float32, "tf32", 1e-5),
+    "fp16": ("float16", "float32", tl.float32, "tf32", 1e-4),
+    "fp16_out16": ("float16", "float16", tl.float32, "tf32", 1e-4),
     "fp16acc": ("float16", "float16", tl.float16, "tf32", 1e-2),
-    "bf16": ("bfloat16", "float32", tl.float32, "tf32", 1e-5),
-    "bf16_out16": ("bfloat16", "bfloat16", tl.float32, "tf32", 1e-5),
+    "bf16": ("bfloat16", "float32", tl.float32, "tf32", 1e-4),
+    "bf16_out16": ("bfloat16", "bfloat16", tl.float32, "tf32", 1e-4),
     "tf32": ("float32", "float32", tl.float32, "tf32", 2e-3),
     "tf32x3": ("float32", "float32", tl.float32, "tf32x3", 2e-5),
-    "ieee": ("float32", "float32", tl.float32, "ieee", 2e-6),
+    "ieee": ("float32", "float32", tl.float32, "ieee", 1e-5),
     "int8": ("int8", "int32", tl.int32, "tf32", 0.0),
     "uint8": ("uint8", "int32", tl.int32, "tf32", 0.0),
 }
@@ -178,4 +181,4 @@ def test_pipelined_k_loop(stages: int) -> None:
         a, b, c, m, n, k, k, n, n, BM=128, BN=128, BK=32, STAGES=stages, num_warps=8
     )
     torch.cuda.synchronize()
-    _check(_host(c), a_h @ b_h, np.abs(a_h) @ np.abs(b_h), 1e-5, "float16")
+    _check(_host(c), a_h @ b_h, np.abs(a_h) @ np.abs(b_h), 1e-4, "float16")
