@@ -7,7 +7,8 @@
 ``import triton`` is pointed at tilec by a generated ``triton`` package (tilec.tools.triton_alias)
 on the test process's PYTHONPATH only, so the alias never reaches tilec's own tests; Triton's test
 helpers (``triton._internal_testing``) are read from the checkout, never copied here. Prints
-passed/failed/skipped per test function and writes a JSON summary (--json). Arguments after
+passed/failed/skipped per test function and writes a JSON summary (--json) and, beside it, the
+junit XML of every case. Arguments after
 ``--`` go to pytest.
 """
 
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -137,6 +139,8 @@ def run(args: argparse.Namespace) -> Summary:
         summary = Summary(str(root), args.device, args.files or ["all"], rc)
         if junit.is_file():
             read_junit(junit, summary)
+            # the per-case record (messages included) beside the summary, for triage
+            shutil.copyfile(junit, args.json.with_suffix(".junit.xml"))
     return summary
 
 
