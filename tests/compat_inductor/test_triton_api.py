@@ -183,3 +183,25 @@ def test_llrint_and_get_int_dtype(private_cache):
 def test_autotuner_base_fn_is_the_jit_kernel():
     tuned = tilec.autotune(configs=[tilec.Config({"XBLOCK": 16})], key=["xnumel"])(scale_add)
     assert tilec.heuristics({"XBLOCK": lambda a: 16})(tuned).fn.base_fn is scale_add
+
+
+def test_torch_fast_path_checks_what_it_skips(private_cache):
+    """With torch imported, ``run`` packs tensors itself; a tensor of another dtype, or one
+    the kernel's alignment assumption does not hold for, goes through the checked launch."""
+    torch = pytest.importorskip("torch")
+    binary = compile(ASTSource(scale_add, SIGNATURE, {"XBLOCK": 64}, ALIGNED), target=_cpu_target())
+    assert hasattr(binary.run, "launches")  # the generated launcher
+    x, y = torch.randn(300), torch.randn(300)
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        out = torch.full((300,), float("nan"))
+        _run(binary, 5, x, y, out, 300, 0.25, 64)
+        torch.testing.assert_close(out, x * 0.25 + y)
+        if config.get().num_threads == 0:
+            assert threads in binary.run.launches  # the grid ran on torch's thread count
+    with pytest.raises(UsageError, match="x_ptr"):
+        _run(binary, 5, x.double(), y, out, 300, 0.25, 64)
+    with pytest.raises(UsageError, match="y_ptr"):
+        _run(binary, 5, x, y[1:], out, 299, 0.25, 64)  # not 16-byte aligned
+    with pytest.raises(UsageError, match="xnumel"):
+        _run(binary, 5, x, y, out, 1 << 40, 0.25, 64)  # compiled for i32

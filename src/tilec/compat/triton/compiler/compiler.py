@@ -13,11 +13,13 @@ from collections import namedtuple
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .... import config
 from ...._version import __version__
 from ....errors import UnsupportedFeature, UsageError
 from ....ir.argspec import ArgKind, ArgSpec, constexpr_arg
 from ....runtime.driver import GPUTarget
 from ...triton.backends.compiler import BaseBackend, CpuBackend, CudaBackend
+from .launcher import Runner
 
 __all__ = ["ASTSource", "CompiledKernel", "compile", "make_backend", "triton_key"]
 
@@ -200,7 +202,14 @@ class CompiledKernel:
         if compiled.metadata.bounds is not None:
             kind = checked_kernel.checked_kind(device)
         self.function = kind(compiled, self.module, self.specs)
-        self.run = _make_run(self.function)
+        self.run = Runner(self.function, self._load_for_threads).run
+
+    def _load_for_threads(self, threads: int) -> Any:
+        """The kernel loaded again to run its grid on ``threads`` threads."""
+        from ....runtime.kernel import CpuKernel
+
+        with config.override(num_threads=threads):
+            return CpuKernel(self.compiled, self.module, self.specs)
 
     def launch_metadata(self, grid: Any, stream: Any, *args: Any) -> dict[str, Any]:
         """What launch hooks receive (Triton: a LazyDict with name, grid, stream)."""
@@ -215,21 +224,3 @@ class CompiledKernel:
 
     def __repr__(self) -> str:
         return f"<triton.compiler.CompiledKernel (tilec) {self.name}>"
-
-
-def _make_run(kernel: Any) -> Callable[..., None]:
-    """Triton's launcher calling convention over tilec's ``compiled[grid](*args)`` launch
-    (every argument, constexprs included, checked against the compiled specialization)."""
-    from ....runtime.direct_launch import DirectLaunch
-
-    direct = DirectLaunch(kernel)
-
-    def run(g0: int, g1: int, g2: int, stream: Any, function: Any, metadata: Any,
-            launch_metadata: Any, enter: Any, exit_: Any, *args: Any) -> None:  # fmt: skip
-        if enter is not None:
-            enter(launch_metadata)
-        direct((g0, g1, g2), args)
-        if exit_ is not None:
-            exit_(launch_metadata)
-
-    return run
