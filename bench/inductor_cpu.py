@@ -143,14 +143,11 @@ def main() -> None:
     opts = parser.parse_args()
 
     import tilec
-    import tilec.config
 
     tilec.install_as_triton()
     import torch
 
-    torch.set_num_threads(opts.threads)
-    # tilec's grid threads default to every core; both backends get the same number here
-    tilec.config.update(num_threads=opts.threads)
+    torch.set_num_threads(opts.threads)  # tilec's grid threads follow it (compat/launcher.py)
     torch.manual_seed(0)
     chosen = [g for g in GRAPHS if not opts.graphs or g.name in opts.graphs.split(",")]
     reps = 5 if opts.quick else 21

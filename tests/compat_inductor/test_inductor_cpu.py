@@ -25,8 +25,9 @@ COMPILERS = ("cc", "gcc", "c++", "g++", "clang", "clang++", "cl")
 def _without_compilers(tmp_path: Path) -> dict[str, str]:
     """An environment whose PATH holds only the Python interpreter and no CC/CXX."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "python").symlink_to(sys.executable)
+    if not bin_dir.exists():
+        bin_dir.mkdir()
+        (bin_dir / "python").symlink_to(sys.executable)
     env = {k: v for k, v in os.environ.items() if k not in ("CC", "CXX", "TILEC_AS_TRITON")}
     env["PATH"] = str(bin_dir)
     return env
@@ -61,12 +62,15 @@ def test_graphs_match_eager_without_a_c_compiler(tmp_path):
 
 
 @pytest.mark.slow
-def test_compile_worker_pool(tmp_path):
+def test_compile_worker_pool_cold_and_warm(tmp_path):
     """Two worker processes compile the kernels: they import triton through TILEC_AS_TRITON
-    and send the kernels back pickled."""
+    and send the kernels back pickled; a second process starts from the warm caches."""
     from tilec.compat.install import installed_triton  # noqa: F401 - the module must import
 
     pth = [p for p in map(Path, sys.path) if (p / "tilec_as_triton.pth").is_file()]
     if not pth:
         pytest.skip("tilec_as_triton.pth is not in site-packages (installed with tilec's wheel)")
+    _assert_match(_run_graphs(tmp_path, ["layer_norm", "softmax"], threads=2))
+    # again with the caches warm: Inductor's FX-graph cache and tilec's kernel cache
+    assert any((tmp_path / "tilec").iterdir())
     _assert_match(_run_graphs(tmp_path, ["layer_norm", "softmax"], threads=2))
