@@ -36,7 +36,7 @@ def reduce_2d(
         return k.finish()
 
     fn = {K.ADD: np.sum, K.MAX: np.max, K.MIN: np.min}[kind]
-    npt = NP[dtype.name]
+    npt = NP[str(dtype)]
 
     def inputs(r: np.random.Generator) -> Arrays:
         if dtype.is_floating():
@@ -73,7 +73,7 @@ def masked_other(dtype: T.ScalarType, n: int = 1000, other: float = 7.0) -> Case
         k.store(k.add(k.arg["out"], offs), x)
         return k.finish()
 
-    npt = NP[dtype.name]
+    npt = NP[str(dtype)]
     total = 4 * 256
 
     def ref(i: Arrays) -> Arrays:
@@ -196,7 +196,7 @@ def elementwise(
     low: float = 0.1,
     high: float = 4.0,
 ) -> Case:
-    npt = NP[dtype.name]
+    npt = NP[str(dtype)]
 
     def build() -> ModuleOp:
         k = KernelBuilder(
@@ -252,7 +252,7 @@ def cast(src: T.ScalarType, dst: T.ScalarType, n: int = 1024) -> Case:
         k.store(k.add(k.arg["out"], offs), k.cast(x, dst))
         return k.finish()
 
-    s, d = NP[src.name], NP[dst.name]
+    s, d = NP[str(src)], NP[str(dst)]
     return Case(
         f"cast_{src.name}_{dst.name}",
         build,

@@ -45,7 +45,7 @@ def vector_add(dtype: T.ScalarType = T.float32, block: int = 1024, n: int = 100_
         k.store(k.add(a["out"], offs), k.add(x, y), mask)
         return k.finish()
 
-    npt = NP[dtype.name]
+    npt = NP[str(dtype)]
     return Case(
         f"vector_add_{dtype.name}",
         build,
@@ -236,7 +236,7 @@ def matmul(
         k.store(c_ptrs, loop.results[0], mask)
         return k.finish()
 
-    npt, acct = NP[dtype.name], NP[acc.name]
+    npt, acct = NP[str(dtype)], NP[str(acc)]
 
     def inputs(r: np.random.Generator) -> Arrays:
         if dtype.is_floating():
