@@ -136,7 +136,7 @@ def run_persistent_matmul(dev):
     a, b = randn(dev, 50, 33), randn(dev, 33, 70)
     c = nan_tensor(dev, 50, 70)
     kernels.persistent_matmul(a, b, c, num_sms=4)
-    close(c, a.double() @ b.double(), 2e-3, 2e-3)  # loose enough for tf32 dots on a GPU
+    close(c, a.double() @ b.double(), 1e-2, 2e-2)  # tf32 dots on a GPU: ~1e-3 of |a||b| per term
 
 
 PLAIN_RUNS = {

@@ -21,6 +21,7 @@ def matmul(
     BN: tl.constexpr,
     BK: tl.constexpr,
     DT: tl.constexpr,
+    PRECISION: tl.constexpr = None,
 ):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
@@ -37,18 +38,25 @@ def matmul(
             mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
             other=0.0,
         )
-        acc = tl.dot(a.to(DT), b.to(DT), acc)
+        acc = tl.dot(a.to(DT), b.to(DT), acc, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 @pytest.mark.parametrize(
-    ("dt", "rtol"), [(tl.float32, 1e-5), (tl.float16, 2e-2), (tl.bfloat16, 5e-2)]
+    ("dt", "precision", "rtol"),
+    [
+        (tl.float32, "ieee", 1e-5),
+        (tl.float32, None, 1e-2),  # the default: tf32 on GPUs with tensor cores, as in Triton
+        (tl.float32, "tf32", 1e-2),
+        (tl.float16, None, 2e-2),
+        (tl.bfloat16, None, 5e-2),
+    ],
 )
-def test_tiled_matmul(dt, rtol):
+def test_tiled_matmul(dt, precision, rtol):
     m, n, k = 40, 36, 50
     a, b = random((m, k), np.float32, -1, 1), random((k, n), np.float32, -1, 1)
     c = poisoned((m, n), np.float32)
-    matmul[(3, 3)](a, b, c, m, n, k, BM=16, BN=16, BK=16, DT=dt)
+    matmul[(3, 3)](a, b, c, m, n, k, BM=16, BN=16, BK=16, DT=dt, PRECISION=precision)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=rtol, atol=rtol)
 
 

@@ -77,12 +77,12 @@ def _attn_inner(acc, m_i, l_i, q, k_ptrs, v_ptrs, n_ctx, stride, scale, BN: tl.c
     for start in range(0, n_ctx, BN):
         k = tl.load(k_ptrs + start * stride)
         v = tl.load(v_ptrs + start * stride)
-        qk = tl.dot(q, tl.trans(k)) * scale
+        qk = tl.dot(q, tl.trans(k), input_precision="ieee") * scale  # fp32-exact on GPUs too
         m_new = tl.maximum(m_i, tl.max(qk, 1))
         p = tl.exp(qk - m_new[:, None])
         alpha = tl.exp(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None] + tl.dot(p, v)
+        acc = acc * alpha[:, None] + tl.dot(p, v, input_precision="ieee")
         m_i = m_new
     return acc, m_i, l_i
 
