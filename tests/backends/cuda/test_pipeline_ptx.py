@@ -28,6 +28,26 @@ CASES = {
 }  # fmt: skip
 
 
+def _build_divisible(fn, *sigs):  # type: ignore[no-untyped-def]
+    """Like build, with every integer argument a multiple of 16 (as the runtime specializes
+    sizes and strides that are)."""
+    import dataclasses
+    import inspect
+
+    from support.build import spec
+
+    from tilec.frontend import build_module
+    from tilec.ir.argspec import ArgKind
+
+    names = list(inspect.signature(fn).parameters)
+    specs = [spec(n, s) for n, s in zip(names, sigs)]
+    specs = [
+        dataclasses.replace(a, divisible_by_16=True) if a.kind is ArgKind.SCALAR else a
+        for a in specs
+    ]
+    return build_module(fn, specs)
+
+
 def _compile(case: str, stages: int, arch: str, num_warps: int = 4):  # type: ignore[no-untyped-def]
     fn, *sig = CASES[case](stages)
     module = build(fn.fn, *sig)
@@ -130,3 +150,32 @@ def test_cpu_backend_ignores_num_stages() -> None:
     kernel = tilec.jit(backend="cpu")(K.column_sums.fn)
     kernel[(1,)](x, out, 5, 200, 200, 0.5, 256, 3)
     np.testing.assert_allclose(out, K.column_sums_ref(x, 200, 0.5, 256), rtol=1e-5)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("stages", [1, 3, 4])
+def test_launch_num_stages_pipelines_the_loads_feeding_a_dot(arch: str, stages: int) -> None:
+    """A plain ``range`` K-loop takes the launch's num_stages for its tl.dot operands."""
+    import cuda_tl_kernels as T
+
+    sig = ("*fp16", "*fp16", "*fp16", "i32", "i32", "i32", "i32", 1, "i32", 1, "i32", 1,
+           64, 64, 32, 8)  # fmt: skip
+    module = _build_divisible(T.matmul.fn, *sig)
+    options = CompileOptions(num_stages=stages)
+    kernel = CudaCompiler(assembler="none").compile(module, Target("cuda", arch), options)
+    ptx = kernel.asm["ptx"]
+    assert isinstance(ptx, str)
+    waits = set(re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx))
+    assert waits == (set() if stages == 1 else {str(stages - 1)})
+    if stages > 1:
+        sizes = set(re.findall(r"cp\.async\.\w+\.shared\.global \[[^]]+\], \[[^]]+\], (\d+)", ptx))
+        assert sizes == {"16"}
+    _assembles(ptx, arch)
+
+
+def test_launch_num_stages_leaves_loops_without_a_dot_alone() -> None:
+    module = build(K.column_sums_plain.fn, "*fp32", "*fp32", "i32", "i32", "i32", 256)
+    options = CompileOptions(num_stages=4)
+    kernel = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_80"), options)
+    ptx = kernel.asm["ptx"]
+    assert isinstance(ptx, str) and "cp.async" not in ptx

@@ -187,6 +187,14 @@ def _add_like(lhs: AxisInfo, rhs: AxisInfo, scale: int, sub: bool) -> AxisInfo:
     return AxisInfo(contig, div, const)
 
 
+def _is_one(v: Value) -> bool:
+    """Whether ``v`` is the constant 1 (possibly splat or broadcast)."""
+    op = v.defining_op
+    while isinstance(op, (O.SplatOp, O.BroadcastOp, O.ExpandDimsOp)):
+        op = op.operands[0].defining_op
+    return isinstance(op, O.ConstantOp) and op.value == 1 and not isinstance(op.value, bool)
+
+
 def _binary(a: AxisAnalysis, op: Op) -> AxisInfo | None:
     assert isinstance(op, O.BinaryOp)
     elem = element_of(op.result.type)
@@ -196,6 +204,9 @@ def _binary(a: AxisAnalysis, op: Op) -> AxisInfo | None:
     if op.kind in (O.BinaryKind.ADD, O.BinaryKind.SUB):
         return _add_like(lhs, rhs, 1, op.kind is O.BinaryKind.SUB)
     const = tuple(math.gcd(x, y) for x, y in zip(lhs.constancy, rhs.constancy))
+    if op.kind is O.BinaryKind.MUL and (_is_one(op.operands[0]) or _is_one(op.operands[1])):
+        # x * 1 (a stride given as constexpr 1) is x: keep its contiguity, as Triton does
+        return lhs if _is_one(op.operands[1]) else rhs
     if op.kind is O.BinaryKind.MUL:
         div = tuple(min(x * y, MAX_DIV) for x, y in zip(lhs.divisibility, rhs.divisibility))
         return AxisInfo((1,) * len(const), div, const) if const else AxisInfo((), div, ())

@@ -11,7 +11,7 @@ from typing import Any
 
 from llvmlite import ir
 
-from ...errors import LoweringError
+from ...errors import LoweringError, UnsupportedFeature
 from ...ir.ops import FuncOp, ModuleOp
 from ...ir.printer import print_ir
 from ..artifacts import CompiledKernel, KernelMetadata, Stage
@@ -49,10 +49,10 @@ def kernel_of(module: ModuleOp) -> FuncOp:
 
 def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Lowering]:
     """The kernel as LLVM IR text (unoptimized) and the lowering state (asserts, shared memory)."""
-    module = ir.Module(name=func.sym_name)
-    module.triple = codegen.TRIPLE
-    lowering = Lowering(module, func, options.num_warps, _arch_number(arch), RULES)
-    lowering.run()
+    module, lowering = _lower(func, arch, options, options.num_stages)
+    if lowering is None:  # the stage buffers left too little shared memory: no pipelining
+        module, lowering = _lower(func, arch, options, None)
+    assert lowering is not None
     text = str(module)
     threads = options.num_warps * WARP_SIZE
     attrs = f' "nvvm.maxntid"="{threads}"'
@@ -70,6 +70,21 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
             "could not find the kernel definition in the generated LLVM IR", ir=text
         )
     return text, lowering
+
+
+def _lower(
+    func: FuncOp, arch: str, options: CompileOptions, num_stages: int | None
+) -> tuple[ir.Module, Lowering | None]:
+    module = ir.Module(name=func.sym_name)
+    module.triple = codegen.TRIPLE
+    lowering = Lowering(module, func, options.num_warps, _arch_number(arch), RULES, num_stages)
+    try:
+        lowering.run()
+    except UnsupportedFeature:
+        if num_stages is None or not lowering.reserved:
+            raise
+        return module, None
+    return module, lowering
 
 
 def _arch_number(arch: str) -> int:

@@ -60,10 +60,18 @@ def param_type(spec: ArgSpec) -> ir.Type:
 
 class Lowering:
     def __init__(
-        self, module: ir.Module, func: O.FuncOp, num_warps: int, arch: int, rules: dict[type, Rule]
+        self,
+        module: ir.Module,
+        func: O.FuncOp,
+        num_warps: int,
+        arch: int,
+        rules: dict[type, Rule],
+        num_stages: int | None = None,
     ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
         self.rules = rules
+        # the launch's num_stages for loops without their own (pipeline.py); None: no pipelining
+        self.num_stages = num_stages
         self.axis = AxisAnalysis(func)
         self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, num_warps, arch))
         register_budget.check(func, self.plan)

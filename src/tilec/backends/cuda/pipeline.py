@@ -1,8 +1,9 @@
 """Software pipelining of loop loads: multi-buffered shared memory filled by cp.async.
 
-A ``for`` loop with S = ``num_stages`` >= 2 (``tl.range(..., num_stages=S)``) on sm_80+ keeps
-the loads of iterations k+1 .. k+S-1 in flight while iteration k computes. A load is pipelined
-when it sits directly in the loop body, loads a tile of 1- to 8-byte numbers with the default,
+A ``for`` loop with S = ``num_stages`` >= 2 (``tl.range(..., num_stages=S)``; a loop without
+its own takes the launch's ``num_stages`` for loads that feed a ``tl.dot``, as Triton does) on
+sm_80+ keeps the loads of iterations k+1 .. k+S-1 in flight while iteration k computes. A load
+is pipelined when it sits directly in the loop body, loads a tile of 1- to 8-byte numbers with the default,
 ``.ca`` or ``.cg`` cache policy, moves 4, 8 or 16 bytes per vector access, and its pointer and
 mask are pure functions of the induction variable, loop invariants and loop-carried values that
 advance by an invariant step (``p += inc``): then they can be computed ahead for iteration k+d.
@@ -81,7 +82,7 @@ class LoopPipeline:
 def plan(L: Lowering, func: O.FuncOp) -> dict[Op, LoopPipeline]:
     """The loops of ``func`` to pipeline; reserves their buffers at the start of shared memory."""
     out: dict[Op, LoopPipeline] = {}
-    if L.arch < cp_async.MIN_ARCH:
+    if L.arch < cp_async.MIN_ARCH or L.num_stages is None:
         return out  # no cp.async before sm_80: plain loads
     loops = [op for op in func.walk() if isinstance(op, O.ForOp)]
     reserved = 0
@@ -95,14 +96,17 @@ def plan(L: Lowering, func: O.FuncOp) -> dict[Op, LoopPipeline]:
 
 
 def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
-    stages = loop.num_stages or 1
+    explicit = loop.num_stages is not None
+    stages = (loop.num_stages if explicit else L.num_stages) or 1
     if stages < 2:
         return None
     steps = _steps(loop)
     written = _written(loop)
     candidates = []
     for op in loop.body.ops:
-        if isinstance(op, O.LoadOp) and not _may_see_stores(op, written):
+        if not isinstance(op, O.LoadOp) or _may_see_stores(op, written):
+            continue
+        if explicit or _feeds_dot(loop, op):
             shape = _eligible(L, loop, op, steps)
             if shape is not None:
                 candidates.append(shape)
@@ -148,6 +152,19 @@ def _written(loop: O.ForOp) -> set[Value] | None:
                     return None
                 out |= bases
     return out
+
+
+def _feeds_dot(loop: O.ForOp, load: O.LoadOp) -> bool:
+    """Whether ``load`` is (through the body's ops) an operand of a tl.dot in the body: the
+    loads a loop without its own num_stages pipelines with the launch's (as Triton does)."""
+    tainted = {load.result}
+    for op in loop.body.ops:
+        if not any(v in tainted for v in op.operands):
+            continue
+        if isinstance(op, O.DotOp) and any(v in tainted for v in op.operands[:2]):
+            return True
+        tainted.update(op.results)
+    return False
 
 
 def _may_see_stores(load: O.LoadOp, written: set[Value] | None) -> bool:
