@@ -14,6 +14,7 @@ from .draw import Draw, coin, pick
 from .dtypes import DType
 from .gen_shape import ShapeOps, random_shape
 from .program import Case, Input, Kernel, Node, Shape, numel
+from .reference import is_approximate
 
 MAX_NODES = 40  # compile time grows with the kernel; failures shrink anyway
 ATOMIC_TYPES = (D.I32, D.U32, D.I64, D.U64, D.F32, D.F64)
@@ -271,6 +272,8 @@ def generate(d: Draw) -> Case:
             grid = 1
     else:
         out = pick(d, (*D.ALL, D.BOOL)) if coin(d, 15) else root.dtype
+        if is_approximate(root):  # a tolerance holds in the root's own type only
+            out = root.dtype
     out_masked = coin(d, 50)
     bounds = []
     for x in g.inputs:
