@@ -172,7 +172,7 @@ def main() -> None:
               f"{errors['triton']:>10.1e}")  # fmt: skip
     geomean = math.exp(statistics.fmean(math.log(r["ratio"]) for r in rows))
     print(f"geomean tilec/C++ time: {geomean:.2f} (threads={opts.threads})")
-    out = Path(__file__).with_name("results") / "inductor_cpu.json"
+    out = Path(__file__).with_name("results") / f"inductor_cpu{'_quick' if opts.quick else ''}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({
         "machine": platform.platform(), "cpu_count": os.cpu_count(), "threads": opts.threads,
