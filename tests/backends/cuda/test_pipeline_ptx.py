@@ -35,7 +35,6 @@ def _build_divisible(fn, *sigs):  # type: ignore[no-untyped-def]
     import inspect
 
     from support.build import spec
-
     from tilec.frontend import build_module
     from tilec.ir.argspec import ArgKind
 
