@@ -81,12 +81,13 @@ def _poisoned_grads(args: tuple[Any, ...]) -> None:
         a.grad = None
 
 
-def _run(graph: Graph, compiled: Callable[..., Any], torch: Any) -> float:
+def _run(graph: Graph, compiled: Callable[..., Any], torch: Any, device: str) -> float:
     """The largest error of the compiled graph against eager float64, relative to scale."""
     sizes = [None, (50, 41)] if graph.dynamic else [None]
     worst = 0.0
     for size in sizes:
         args = graph.inputs(torch) if size is None else (torch.randn(*size),)
+        args = tuple(a.to(device) for a in args)
         if graph.backward:
             args = tuple(a.requires_grad_() for a in args)
         got = compiled(*args)
@@ -105,10 +106,11 @@ def _run(graph: Graph, compiled: Callable[..., Any], torch: Any) -> float:
     return worst
 
 
-def main(names: list[str], threads: int = 1) -> int:
+def main(names: list[str], threads: int = 1, device: str = "cpu") -> int:
     import tilec
 
-    tilec.install_as_triton()
+    # on a GPU machine torch's Triton is installed: choosing tilec over it is explicit
+    tilec.install_as_triton(replace_installed=device != "cpu")
     import torch
     import torch._inductor.config as inductor_config
 
@@ -126,7 +128,7 @@ def main(names: list[str], threads: int = 1) -> int:
         torch._dynamo.reset()
         compiled = torch.compile(graph.fn, dynamic=graph.dynamic or None)
         try:
-            error = _run(graph, compiled, torch)
+            error = _run(graph, compiled, torch, device)
         except Exception as exc:  # reported, and the run fails
             print(json.dumps({"graph": name, "error": f"{type(exc).__name__}: {exc}"[:2000]}))
             failed += 1
@@ -137,8 +139,10 @@ def main(names: list[str], threads: int = 1) -> int:
 
 
 if __name__ == "__main__":
-    # --threads N: Inductor's compile-worker pool (child processes that import triton)
+    # --threads N: Inductor's compile-worker pool (child processes that import triton);
+    # --device cuda: the graphs on the GPU, tilec chosen over the installed Triton
     argv = sys.argv[1:]
     pool = int(argv[argv.index("--threads") + 1]) if "--threads" in argv else 1
+    where = argv[argv.index("--device") + 1] if "--device" in argv else "cpu"
     chosen = [a for a in argv if a in GRAPHS]
-    sys.exit(main(chosen or list(GRAPHS), pool))
+    sys.exit(main(chosen or list(GRAPHS), pool, where))

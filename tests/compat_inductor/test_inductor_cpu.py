@@ -33,21 +33,31 @@ def _without_compilers(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def _run_graphs(tmp_path: Path, names: list[str], threads: int = 1) -> dict[str, dict]:
-    env = _without_compilers(tmp_path)
+def _run_graphs(
+    tmp_path: Path, names: list[str], threads: int = 1, device: str = "cpu"
+) -> dict[str, dict]:
+    env = {k: v for k, v in os.environ.items() if k != "TILEC_AS_TRITON"}
+    if device == "cpu":  # CUDA's assembler (ptxas) may be on PATH: only the CPU run strips it
+        env = _without_compilers(tmp_path)
+        probe = f"import shutil; print([c for c in {COMPILERS!r} if shutil.which(c)])"
+        found = subprocess.run(
+            [sys.executable, "-c", probe], env=env, capture_output=True, text=True
+        )
+        assert found.stdout.strip() == "[]", found.stdout  # the premise: no compiler reachable
     env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path / "inductor")
     env["TILEC_CACHE_DIR"] = str(tmp_path / "tilec")
-    probe = f"import shutil; print([c for c in {COMPILERS!r} if shutil.which(c)])"
-    found = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
-    assert found.stdout.strip() == "[]", found.stdout  # the premise: no compiler reachable
     result = subprocess.run(
-        [sys.executable, str(GRAPHS), *names, "--threads", str(threads)],
+        [sys.executable, str(GRAPHS), *names, "--threads", str(threads), "--device", device],
         env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     by_name = {line["graph"]: line for line in lines}
     assert set(by_name) == set(names), result.stdout + result.stderr[-4000:]
     return by_name
+
+
+def _pth_installed() -> bool:
+    return any((p / "tilec_as_triton.pth").is_file() for p in map(Path, sys.path))
 
 
 def _assert_match(results: dict[str, dict]) -> None:
@@ -67,10 +77,21 @@ def test_compile_worker_pool_cold_and_warm(tmp_path):
     and send the kernels back pickled; a second process starts from the warm caches."""
     from tilec.compat.install import installed_triton  # noqa: F401 - the module must import
 
-    pth = [p for p in map(Path, sys.path) if (p / "tilec_as_triton.pth").is_file()]
-    if not pth:
+    if not _pth_installed():
         pytest.skip("tilec_as_triton.pth is not in site-packages (installed with tilec's wheel)")
     _assert_match(_run_graphs(tmp_path, ["layer_norm", "softmax"], threads=2))
     # again with the caches warm: Inductor's FX-graph cache and tilec's kernel cache
     assert any((tmp_path / "tilec").iterdir())
     _assert_match(_run_graphs(tmp_path, ["layer_norm", "softmax"], threads=2))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_graphs_on_cuda_with_tilec_over_the_installed_triton(tmp_path):
+    """The same graphs on the GPU: Inductor's default CUDA backend, tilec chosen explicitly
+    over the Triton installed with torch (replace_installed=True), workers included."""
+    names = ["pointwise", "reduction", "softmax", "layer_norm", "mlp", "dynamic"]
+    # without the start-up hook the workers would import the installed Triton
+    threads = 2 if _pth_installed() else 1
+    _assert_match(_run_graphs(tmp_path, names, threads=threads, device="cuda"))
+    assert any((tmp_path / "tilec").rglob("*.tck"))  # tilec compiled them

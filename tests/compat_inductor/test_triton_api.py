@@ -47,7 +47,8 @@ def _inputs(n, rng):
 
 def _run(binary, grid, *args):
     """Inductor's generated launcher: grid, stream, function, metadata, hooks, then every
-    argument (constexprs included) by position."""
+    argument (constexprs included) by position (after _init_handles, which Inductor calls)."""
+    binary._init_handles()
     binary.run(grid, 1, 1, 0, binary.function, binary.packed_metadata, None, None, None, *args)
 
 
@@ -190,6 +191,7 @@ def test_torch_fast_path_checks_what_it_skips(private_cache):
     the kernel's alignment assumption does not hold for, goes through the checked launch."""
     torch = pytest.importorskip("torch")
     binary = compile(ASTSource(scale_add, SIGNATURE, {"XBLOCK": 64}, ALIGNED), target=_cpu_target())
+    binary._init_handles()
     assert hasattr(binary.run, "launches")  # the generated launcher
     x, y = torch.randn(300), torch.randn(300)
     for threads in (1, 2):
@@ -205,3 +207,12 @@ def test_torch_fast_path_checks_what_it_skips(private_cache):
         _run(binary, 5, x, y[1:], out, 299, 0.25, 64)  # not 16-byte aligned
     with pytest.raises(UsageError, match="xnumel"):
         _run(binary, 5, x, y, out, 1 << 40, 0.25, 64)  # compiled for i32
+
+
+def test_cuda_target_compiles_offline(private_cache):
+    """A CUDA GPUTarget by number compiles to PTX without a GPU (loading waits for
+    _init_handles, as in Triton)."""
+    binary = compile(ASTSource(scale_add, SIGNATURE, {"XBLOCK": 128}, ALIGNED),
+                     target=GPUTarget("cuda", 80, 32), options={"num_warps": 4})  # fmt: skip
+    assert binary.metadata.backend_name == "cuda" and binary.metadata.num_warps == 4
+    assert ".target sm_80" in binary.asm["ptx"] and binary.run is None

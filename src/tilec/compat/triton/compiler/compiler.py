@@ -15,7 +15,7 @@ from typing import Any
 
 from .... import config
 from ...._version import __version__
-from ....errors import UnsupportedFeature, UsageError
+from ....errors import TilecError, UnsupportedFeature, UsageError
 from ....ir.argspec import ArgKind, ArgSpec, constexpr_arg
 from ....runtime.driver import GPUTarget
 from ...triton.backends.compiler import BaseBackend, CpuBackend, CudaBackend
@@ -98,6 +98,16 @@ def make_backend(target: GPUTarget) -> BaseBackend:
     raise UsageError(f"tilec has no backend for {target} (it compiles for cpu and cuda)")
 
 
+def _gpu_usable() -> bool:
+    """Whether a CUDA GPU answers here (else a CUDA target is compiled for offline)."""
+    from ....backends import registry
+
+    try:
+        return bool(registry.get("cuda").driver.is_available())
+    except TilecError:
+        return False
+
+
 def _tilec_target(target: GPUTarget | None) -> Any:
     """Triton's GPUTarget as tilec's Target: this host, or a CUDA architecture by number."""
     from ....runtime.compile_api import parse_target
@@ -109,11 +119,13 @@ def _tilec_target(target: GPUTarget | None) -> Any:
     if target.backend == "cpu":
         return parse_target("cpu")
     if target.backend == "cuda":
-        current = parse_target("cuda")
-        digits = "".join(ch for ch in str(current.arch) if ch.isdigit())
-        if str(target.arch) in (str(current.arch), digits):
+        # this GPU's own target when the architecture is its own (sm_90a rather than sm_90)
+        current = parse_target("cuda") if _gpu_usable() else None
+        digits = "".join(ch for ch in str(getattr(current, "arch", "")) if ch.isdigit())
+        if current is not None and str(target.arch) in (str(current.arch), digits):
             return current
-        return parse_target(f"cuda:sm_{target.arch}")
+        arch = str(target.arch)
+        return parse_target(f"cuda:{arch if arch.startswith('sm_') else 'sm_' + arch}")
     raise UsageError(f"tilec has no backend {target.backend!r} (it compiles for cpu and cuda)")
 
 
@@ -184,11 +196,10 @@ class CompiledKernel:
         # the native handles: what hosts drop before pickling and _init_handles loads again
         self.module: Any = None
         self.function: Any = None
-        self.run: Callable[..., None] | None = None
-        self._init_handles()
+        self.run: Callable[..., None] | None = None  # loaded by _init_handles, as in Triton
 
     def _init_handles(self) -> None:
-        """Load the code (again, after unpickling) and make ``run``."""
+        """Load the code (first, or again after unpickling) and make ``run``."""
         if self.function is not None and self.run is not None:
             return
         from ....backends import registry
