@@ -9,7 +9,7 @@ from ..ir.ops import AtomicKind
 from ..ir.types import ScalarType
 from . import semantics as S
 from .builtin import builtin
-from .pointers import _mask, _pointer
+from .pointers import _check_fits, _mask, _pointer
 from .values import Tensor, unwrap
 
 # -- atomics -------------------------------------------------------------------------------
@@ -38,8 +38,7 @@ def _atomic_operands(
     v = v if isinstance(v, Tensor) else S.constant(ctx.b, v, elem)
     if v.shape and not ptr.shape:
         raise TileTypeError(f"{what}: a tile value needs a tile of pointers")
-    if v.shape != ptr.shape:
-        ptr = S.broadcast_to(ctx.b, ptr, S.broadcast_shapes(ptr.shape, v.shape))
+    _check_fits(v, ptr, f"{what}'s value")  # as in Triton, the pointers never widen
     v = S.broadcast_to(ctx.b, S.cast(ctx.b, v, elem), ptr.shape)
     m = _mask(ctx, mask, ptr.shape, f"{what}'s mask")
     return ptr, v, m

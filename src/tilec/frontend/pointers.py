@@ -53,6 +53,20 @@ def _mask(ctx: Any, mask: Any, shape: tuple[int, ...], what: str) -> Tensor | No
     return S.broadcast_to(ctx.b, m, shape)
 
 
+def _check_fits(v: Tensor, ptr: Tensor, what: str) -> None:
+    """Raise unless ``v`` broadcasts to the pointer tile's shape without widening it."""
+    if not v.shape or v.shape == ptr.shape:
+        return
+    full = (1,) * (len(ptr.shape) - len(v.shape)) + v.shape
+    if len(v.shape) > len(ptr.shape) or any(
+        p != q and p != 1 for p, q in zip(full, ptr.shape)
+    ):
+        raise TileTypeError(
+            f"{what} of shape {list(v.shape)} cannot be broadcast to the pointer shape "
+            f"{list(ptr.shape)} (the pointers are not widened to the value)"
+        )
+
+
 def load_pointers(
     ctx: Any,
     ptr: Tensor,
@@ -103,10 +117,9 @@ def store_pointers(
     if v.shape and not ptr.shape:
         raise TileTypeError("cannot store a tile through a scalar pointer")
     m = _mask(ctx, mask, ptr.shape, "store's mask")
-    if v.shape and v.shape != ptr.shape:
-        ptr = S.broadcast_to(ctx.b, ptr, S.broadcast_shapes(ptr.shape, v.shape))
-    if m is not None and m.shape != ptr.shape:
-        m = S.broadcast_to(ctx.b, m, ptr.shape)
+    # as in Triton, only the value (and mask) broadcast to the pointers: widening the pointers
+    # would write several values to one address
+    _check_fits(v, ptr, "store's value")
     ptr, was_bool = _as_i8_if_bool(ctx, ptr)
     elem = ptr.dtype.element  # type: ignore[union-attr]
     v = S.broadcast_to(ctx.b, S.cast(ctx.b, v, T.int1 if was_bool else elem), ptr.shape)
