@@ -13,16 +13,13 @@ from collections.abc import Sequence
 from llvmlite import ir
 
 from .intrinsics import call_same, call_unary
+from .sincos_reduce import sincos_reduce
 from .types import f32, i32
 
 _LN2_HI = 0.693359375
 _LN2_LO = -2.12194440e-4
 _LOG2E = 1.4426950408889634
 _INV_LN2 = 1.4426950408889634
-_PIO2_1 = 1.5703125  # pi/2 in four fp32 parts (Cody-Waite)
-_PIO2_2 = 4.837512969970703125e-4
-_PIO2_3 = 7.549790126404332e-08
-_PIO2_4 = -1.7151245100058819e-15
 
 
 def c(value: float, t: ir.Type = f32) -> ir.Constant:
@@ -181,27 +178,6 @@ def tanh_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.select(b.fcmp_ordered("<", ax, c(0.625)), small, big)
 
 
-def _sincos_reduce(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
-    """(r, r*r, quadrant) with x = quadrant*pi/2 + r and |r| <= pi/4.
-
-    Four-part Cody-Waite reduction: accurate for |x| up to about 1e5. Beyond that the result
-    stays a bounded value in [-1, 1] (the quadrant is taken modulo 4 in floating point, exactly,
-    and r is clamped) but loses accuracy; Payne-Hanek reduction is not implemented."""
-    qf = call_unary(b, "rint", b.fmul(x, c(2.0 / math.pi)))
-    quarter = call_unary(b, "floor", b.fmul(qf, c(0.25)))
-    qmod = _fma(b, quarter, c(-4.0), qf)  # exact: qf is an integer-valued float
-    qmod = b.select(b.fcmp_unordered("uno", qmod, qmod), c(0.0), qmod)
-    q = b.fptosi(qmod, i32)
-    r = _fma(b, qf, c(-_PIO2_1), x)
-    r = _fma(b, qf, c(-_PIO2_2), r)
-    r = _fma(b, qf, c(-_PIO2_3), r)
-    r = _fma(b, qf, c(-_PIO2_4), r)
-    limit = 0.9  # a little past pi/4: rint(x * 2/pi) may round a near-tie either way
-    r = b.select(b.fcmp_ordered(">", r, c(limit)), c(limit), r)
-    r = b.select(b.fcmp_ordered("<", r, c(-limit)), c(-limit), r)
-    return r, b.fmul(r, r), q
-
-
 def _sin_poly(b: ir.IRBuilder, r: ir.Value, z: ir.Value) -> ir.Value:
     p = poly(b, z, [-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1])
     return _fma(b, b.fmul(r, z), p, r)
@@ -226,14 +202,14 @@ def _sincos_specials(b: ir.IRBuilder, x: ir.Value, result: ir.Value) -> ir.Value
 
 
 def sin_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    r, z, q = _sincos_reduce(b, x)
+    r, z, q = sincos_reduce(b, x)
     v = _quadrant_select(b, q, _sin_poly(b, r, z), _cos_poly(b, z))
     v = b.select(b.fcmp_ordered("==", x, c(0.0)), x, v)  # sin(-0) = -0
     return _sincos_specials(b, x, v)
 
 
 def cos_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    r, z, q = _sincos_reduce(b, x)
+    r, z, q = sincos_reduce(b, x)
     q1 = b.add(q, ir.Constant(i32, 1))  # cos(x) = sin(x + pi/2)
     v = _quadrant_select(b, q1, _sin_poly(b, r, z), _cos_poly(b, z))
     return _sincos_specials(b, x, v)
