@@ -59,6 +59,10 @@ class Config:
     libdevice_path: str | None = None  # TILEC_LIBDEVICE_PATH: the libdevice bitcode to link
     ptx_version: int | None = None  # TILEC_PTX_VERSION, e.g. 80 for PTX ISA 8.0
     interpret: bool = False  # TILEC_INTERPRET / TRITON_INTERPRET: accepted, runs the CPU backend
+    # TILEC_EXPERIMENTAL: comma-separated features still being verified on hardware, off by
+    # default ("cuda-pipelining": cp.async software pipelining of loops on sm_80+); part of the
+    # kernel cache key
+    experimental: frozenset[str] = frozenset()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -84,6 +88,9 @@ class Config:
             libdevice_path=env.get("TILEC_LIBDEVICE_PATH") or None,
             ptx_version=int(ptx) if ptx.isdigit() else None,
             interpret=_flag(env, "TILEC_INTERPRET") or _flag(env, "TRITON_INTERPRET"),
+            experimental=frozenset(
+                f.strip().lower() for f in env.get("TILEC_EXPERIMENTAL", "").split(",") if f.strip()
+            ),
         )
 
 

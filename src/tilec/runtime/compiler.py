@@ -59,6 +59,7 @@ def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: Compil
         f"specs {[repr(s) for s in specs]}",
         f"target {target!r}",
         f"options {options!r}",
+        f"experimental {sorted(config.get().experimental)}",
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 

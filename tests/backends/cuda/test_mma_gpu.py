@@ -13,6 +13,7 @@ import pytest
 from cuda_harness import gpu_available
 
 import tilec.language as tl
+from tilec import config
 
 pytestmark = [
     pytest.mark.gpu,
@@ -37,6 +38,13 @@ CASES = {
 }
 # relative rounding of one output element
 OUT_ROUNDING = {"float32": 0.0, "float16": 2.0**-11, "bfloat16": 2.0**-8, "int32": 0.0}
+
+
+@pytest.fixture
+def pipelining_on():
+    """cp.async pipelining is opt-in (TILEC_EXPERIMENTAL=cuda-pipelining)."""
+    with config.override(experimental=frozenset({"cuda-pipelining"})):
+        yield
 
 
 def _inputs(dtype: str, shape: tuple[int, ...], rng: np.random.Generator):  # type: ignore[no-untyped-def]
@@ -167,6 +175,7 @@ def test_batched_dot(case: str, shape: tuple[int, int, int, int]) -> None:
     _check(_host(c), a_h @ b_h, np.abs(a_h) @ np.abs(b_h), bound, out)
 
 
+@pytest.mark.usefixtures("pipelining_on")
 @pytest.mark.parametrize("stages", [1, 2, 4])
 def test_pipelined_k_loop(stages: int) -> None:
     import torch

@@ -9,6 +9,7 @@ from pathlib import Path
 import mma_kernels as K
 import pytest
 
+from tilec import config
 from tilec.backends.cuda import assemble, toolchain
 from tilec.backends.cuda.compiler import CudaCompiler, kernel_of, lower
 from tilec.backends.cuda.layout import Slice
@@ -32,6 +33,13 @@ CASES = {
     "int8": ("i8", "i32", int32, "tf32", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"),
     "uint8": ("u8", "i32", int32, "tf32", "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"),
 }  # fmt: skip
+
+
+@pytest.fixture
+def pipelining_on():
+    """cp.async pipelining is opt-in (TILEC_EXPERIMENTAL=cuda-pipelining)."""
+    with config.override(experimental=frozenset({"cuda-pipelining"})):
+        yield
 
 
 def matmul_ptx(
@@ -158,6 +166,7 @@ def test_attention_softmax_stays_in_the_mma_layout() -> None:
     assert sorted(map(str, carried)) == sorted(map(str, [Slice(mma, 1)] * 2 + [pv_plan.layout()]))
 
 
+@pytest.mark.usefixtures("pipelining_on")
 @pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_120"])
 def test_pipelined_matmul_uses_cp_async_ldmatrix_and_mma(arch: str) -> None:
     sig = ("*fp16", "*fp16", "*fp16", "i32", "i32", "i32", "i32", "i32", "i32", 128, 128, 32, 4)

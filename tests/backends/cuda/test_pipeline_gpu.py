@@ -12,6 +12,8 @@ import pipeline_kernels as K
 import pytest
 from cuda_harness import gpu_available
 
+from tilec import config
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 pytestmark = [
@@ -20,6 +22,13 @@ pytestmark = [
 ]
 
 STAGES = [1, 2, 3, 4]
+
+
+@pytest.fixture(autouse=True)
+def _pipelining_on():
+    """cp.async pipelining is opt-in (TILEC_EXPERIMENTAL=cuda-pipelining) until verified on GPUs."""
+    with config.override(experimental=frozenset({"cuda-pipelining"})):
+        yield
 
 
 def _trips(stages: int) -> list[int]:
@@ -79,8 +88,7 @@ def test_advancing_pointers(stages: int, dtype: type, num_warps: int) -> None:
         x = rng.standard_normal(max(trips, 1) * block).astype(dtype)
         y = rng.standard_normal(max(trips, 1) * block).astype(dtype)
         out = _nan((block,))
-        K.advancing_pointers[(1,)](_dev(x), _dev(y), out, trips, block, stages,
-                                   num_warps=num_warps)
+        K.advancing_pointers[(1,)](_dev(x), _dev(y), out, trips, block, stages, num_warps=num_warps)
         ref = K.advancing_pointers_ref(x, y, trips, block) if trips else np.zeros(block)
         np.testing.assert_allclose(_host(out), ref, rtol=1e-4, atol=1e-3, err_msg=f"{trips=}")
 
@@ -126,7 +134,9 @@ def test_loop_reading_its_own_stores(stages: int) -> None:
 @pytest.mark.parametrize("stages", STAGES)
 @pytest.mark.parametrize("shape", [(1823, 781), (64, 1024), (300, 4096), (7, 33)])
 @pytest.mark.parametrize("programs", [1, 13, 132])
-def test_persistent_softmax_matches_torch(stages: int, shape: tuple[int, int], programs: int) -> None:
+def test_persistent_softmax_matches_torch(
+    stages: int, shape: tuple[int, int], programs: int
+) -> None:
     import torch
 
     import tilec

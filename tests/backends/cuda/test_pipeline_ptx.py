@@ -10,6 +10,7 @@ from pathlib import Path
 import pipeline_kernels as K
 import pytest
 
+from tilec import config
 from tilec.backends.cuda import assemble, pipeline, toolchain
 from tilec.backends.cuda.compiler import CudaCompiler
 from tilec.backends.target import CompileOptions, Target
@@ -26,6 +27,13 @@ CASES = {
         K.softmax_persistent, "*fp32", "*fp32", "i32", "i32", "i32", "i32", 1024, s
     ),
 }  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _pipelining_on():
+    """cp.async pipelining is opt-in (TILEC_EXPERIMENTAL=cuda-pipelining) until verified on GPUs."""
+    with config.override(experimental=frozenset({"cuda-pipelining"})):
+        yield
 
 
 def _build_divisible(fn, *sigs):  # type: ignore[no-untyped-def]
@@ -107,7 +115,9 @@ def test_stages_shrink_to_the_budget() -> None:
     """A 16 KiB row per stage: 8 stages would need 128 KiB, more than the budget allows."""
     fn = K.column_sums
     module = build(fn.fn, "*fp32", "*fp32", "i32", "i32", "i32", 0.0, 4096, 8)
-    kernel = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_80"), CompileOptions())
+    kernel = CudaCompiler(assembler="none").compile(
+        module, Target("cuda", "sm_80"), CompileOptions()
+    )
     ptx = kernel.asm["ptx"]
     assert isinstance(ptx, str)
     (wait,) = set(re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx))
@@ -128,7 +138,9 @@ def test_stages_shrink_to_the_budget() -> None:
 )
 def test_only_safe_loads_are_copied_ahead(fn, sig, copies: int) -> None:  # type: ignore[no-untyped-def]
     module = build(fn.fn, *sig)
-    kernel = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_80"), CompileOptions())
+    kernel = CudaCompiler(assembler="none").compile(
+        module, Target("cuda", "sm_80"), CompileOptions()
+    )
     ptx = kernel.asm["ptx"]
     assert isinstance(ptx, str)
     loads = [line for line in ptx.splitlines() if "ld.global" in line or "ld.shared" in line]
