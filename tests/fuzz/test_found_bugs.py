@@ -137,3 +137,48 @@ def test_fp32_sin_cos_over_the_whole_range() -> None:
         err = _ulp_error(got, want)
         assert err.max() <= 3, (x[err.argmax()], got[err.argmax()], want[err.argmax()])
     assert s[-1] == 0.0 and c[-1] == 1.0
+
+
+@tilec.jit
+def _maximum_bf16_then_add(a_ptr, b_ptr, out_ptr):
+    offs = tl.arange(0, 2)
+    x = tl.load(a_ptr + offs)  # bf16
+    y = tl.load(b_ptr + offs)  # bf16
+    tl.store(out_ptr + offs, tl.maximum(x, x) + y)
+
+
+@tilec.jit
+def _maximum_int8_and_zero(a_ptr, out_ptr):
+    offs = tl.arange(0, 2)
+    x = tl.load(a_ptr + offs)  # int8
+    tl.store(out_ptr + offs, tl.maximum(x, 0) * 2)
+    tl.store(out_ptr + 2 + offs, tl.minimum(0, x) - 100)
+
+
+@tilec.jit
+def _clamp_bf16(a_ptr, out_ptr):
+    offs = tl.arange(0, 2)
+    x = tl.load(a_ptr + offs)  # bf16
+    tl.store(out_ptr + offs, tl.clamp(x, x - 1, x + 1) + 2.0**-20)
+
+
+def test_maximum_of_bf16_is_fp32() -> None:
+    # Triton promotes bf16 operands of minimum/maximum to fp32: 1 + 2**-9 is then kept
+    a = torch.ones(2, dtype=torch.bfloat16)
+    b = torch.full((2,), 2.0**-9, dtype=torch.bfloat16)
+    out = np.full(2, np.nan, np.float32)
+    _maximum_bf16_then_add[(1,)](a, b, out)
+    assert out.tolist() == [1.0 + 2.0**-9] * 2
+
+
+def test_maximum_makes_a_python_number_an_int32_tensor() -> None:
+    # maximum(int8, 0) is int32 in Triton (0 becomes an int32 tensor): 100 * 2 does not wrap
+    out = np.full(4, -1, np.int32)
+    _maximum_int8_and_zero[(1,)](np.array([100, -100], np.int8), out)
+    assert out.tolist() == [200, 0, -100, -200]
+
+
+def test_clamp_of_bf16_is_fp32() -> None:
+    out = np.full(2, np.nan, np.float32)
+    _clamp_bf16[(1,)](torch.tensor([0.5, 3.0], dtype=torch.bfloat16), out)
+    assert out.tolist() == [0.5 + 2.0**-20, 3.0 + 2.0**-20]  # bf16 would round the 2**-20 away

@@ -151,8 +151,17 @@ def logical(b: Builder, is_and: bool, x: Any, y: Any) -> Tensor:
     return bitwise(b, BK.AND if is_and else BK.OR, to_bool(b, x), to_bool(b, y))
 
 
+def _minmax_operand(b: Builder, v: Any) -> Tensor:
+    """As in Triton's minimum/maximum/clamp: a Python number becomes a tensor of its own type
+    first (so it promotes like any tensor: maximum(int8, 0) is int32) and bf16 becomes fp32."""
+    t = S.to_tensor(b, v)
+    if isinstance(t.dtype, ScalarType) and t.dtype.is_bf16():
+        return S.cast(b, t, T.float32)
+    return t
+
+
 def minmax(b: Builder, is_max: bool, x: Any, y: Any, propagate_nan: Any = None) -> Tensor:
-    x, y = S.binary_operands(b, x, y)
+    x, y = S.binary_operands(b, _minmax_operand(b, x), _minmax_operand(b, y))
     nan = _propagate(propagate_nan)
     return _bin(b, BK.MAX if is_max else BK.MIN, x, y, propagate_nan=nan and x.dtype.is_floating())
 
@@ -170,6 +179,7 @@ def _propagate(flag: Any) -> bool:
 
 
 def clamp(b: Builder, x: Any, lo: Any, hi: Any, propagate_nan: Any = None) -> Tensor:
+    x, lo, hi = (_minmax_operand(b, v) for v in (x, lo, hi))
     lo, hi = S.binary_operands(b, lo, hi)
     x, lo = S.binary_operands(b, x, lo)
     x, hi = S.binary_operands(b, x, hi)
