@@ -211,14 +211,14 @@ class Generator(ShapeOps):
 
     def minmax(self, shape: Shape, depth: int, root: bool) -> Node:
         d = self.d
-        a, b = self.pair(shape, depth, literal_ok=False)
+        a, b = self.pair(shape, depth)
         if a.shape != shape and b.shape != shape:
             a = self.value(shape, depth)
         a, b = self.no_bool(a), self.no_bool(b)
-        # Triton's minimum/maximum promote bf16 operands to fp32; tilec keeps bf16 (see
-        # fuzz_findings), so the kernels spell the promotion out until that is settled
-        a, b = (self.cast_to(x, D.F32) if x.dtype == D.BF16 else x for x in (a, b))
-        t = D.computation_type(a.dtype, False, b.dtype, False, False)
+        # Triton's minimum/maximum make a Python number a tensor of its own type (no weak
+        # typing) and promote bf16 operands to fp32 before the usual promotion
+        ta, tb = (D.F32 if x.dtype == D.BF16 else x.dtype for x in (a, b))
+        t = D.computation_type(ta, False, tb, False, False)
         which = pick(d, ("maximum", "minimum"))
         return Node("minmax", (a, b), t, shape, (which, t.is_float and coin(d, 40)))
 

@@ -25,8 +25,7 @@ Value = tuple[np.ndarray, np.ndarray]  # values, undefined lanes
 
 # Semantics that Triton defines and tilec is being changed to follow; CI (test_fuzz.py) skips
 # the lanes they decide until the change lands, long runs (run.py) check them.
-# "sincos-range": tilec's fp32 sin/cos are wrong for |x| > ~1e7 (no Payne-Hanek reduction).
-PENDING = frozenset({"sincos-range"})
+PENDING: frozenset[str] = frozenset()
 
 
 @dataclass
