@@ -182,3 +182,33 @@ def test_clamp_of_bf16_is_fp32() -> None:
     out = np.full(2, np.nan, np.float32)
     _clamp_bf16[(1,)](torch.tensor([0.5, 3.0], dtype=torch.bfloat16), out)
     assert out.tolist() == [0.5 + 2.0**-20, 3.0 + 2.0**-20]  # bf16 would round the 2**-20 away
+
+
+@tilec.jit
+def _max_all(a, b):
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@tilec.jit
+def _row_max_min(x_ptr, out_ptr, N: tl.constexpr):
+    rows = tl.arange(0, 4)[:, None]
+    x = tl.load(x_ptr + rows * N + tl.arange(0, N)[None, :])
+    tl.store(out_ptr + tl.arange(0, 4), tl.max(x, axis=1))
+    tl.store(out_ptr + 4 + tl.arange(0, 4), tl.min(x, axis=1))
+    tl.store(out_ptr + 8 + tl.arange(0, 4), tl.reduce(x, 1, _max_all))
+
+
+@pytest.mark.parametrize("n", [2, 64])
+def test_max_of_a_row_of_nans_is_nan(n: int) -> None:
+    # Triton's tl.max combines the elements with maxnum, no -inf start: NaNs are skipped but a
+    # row of NaNs gives NaN (tilec gave -inf; seed 7, kernel 3320)
+    x = np.random.default_rng().uniform(-5, 5, (4, n)).astype(np.float32)
+    x[0] = np.nan
+    x[1, 0] = np.nan
+    x[2] = -np.inf
+    out = np.full(12, 7.0, np.float32)
+    _row_max_min[(1,)](x, out, N=n)
+    nan_skipped = [np.nan, np.nanmax(x[1]), -np.inf, np.max(x[3])]
+    np.testing.assert_array_equal(out[:4], nan_skipped)
+    np.testing.assert_array_equal(out[4:8], [np.nan, np.nanmin(x[1]), -np.inf, np.min(x[3])])
+    np.testing.assert_array_equal(out[8:], [np.nan, np.nan, -np.inf, np.max(x[3])])

@@ -145,7 +145,11 @@ def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: O.BinaryOp) -> 
     assert isinstance(elem, ScalarType)
     acc_t = T.storage_type(elem)
     acc = lw.slot(acc_t)
-    init = constant(elem, identity(bin_op.kind, elem))
+    float_minmax = elem.is_floating() and bin_op.kind in (O.BinaryKind.MIN, O.BinaryKind.MAX)
+    start = identity(bin_op.kind, elem)
+    if float_minmax and not bin_op.propagate_nan:
+        start = math.nan  # minnum/maxnum skip it, and a row of NaNs stays NaN (as in Triton)
+    init = constant(elem, start)
     out_shape = shape_of(op.result.type)
     out = lw.buffer(elem, out_shape) if out_shape else None
 
@@ -162,7 +166,6 @@ def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: O.BinaryOp) -> 
 
     # LLVM 22 vectorizes float min/max reductions with a NaN-aware scheme that asserts on loops
     # with a run-time trip count: partial rows of those keep one masked loop of fixed length
-    float_minmax = elem.is_floating() and bin_op.kind in (O.BinaryKind.MIN, O.BinaryKind.MAX)
     emit_nest(
         lw.b,
         x.shape,
