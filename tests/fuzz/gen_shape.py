@@ -173,7 +173,7 @@ class ShapeOps:
             return Node("sort", (x,), x.dtype, shape, (coin(d, 50),))
         if kind == "topk":
             k = shape[-1]
-            sizes = [n for n in DIMS if n >= k and numel(shape) // k * n <= 64]
+            sizes = [n for n in DIMS if n >= k and numel(shape) // k * n <= 64] or [k]
             x = self.no_bool(self.value((*shape[:-1], pick(d, sizes)), depth))
             return Node("topk", (x,), x.dtype, shape, (k,))
         axis = d.int(0, len(shape) - 1)
