@@ -124,7 +124,16 @@ def test_fp32_sin_cos_over_the_whole_range() -> None:
     n = 1 << 14
     big = np.exp(rng.uniform(np.log(1e5), np.log(3.4e38), n)) * rng.choice([-1.0, 1.0], n)
     near = np.floor(rng.uniform(1.0, 2e7, n // 4)) * (np.pi / 2)  # near multiples of pi/2
-    fixed = [1e8, -2076497920.0, 3e38, 3.4028235e38, 2.0**20, -(2.0**20), 1048575.9, 16367173 * 2.0**72]
+    fixed = [
+        1e8,
+        -2076497920.0,
+        3e38,
+        3.4028235e38,
+        2.0**20,
+        -(2.0**20),
+        1048575.9,
+        16367173 * 2.0**72,
+    ]
     x = np.concatenate([
         rng.uniform(-10, 10, n), rng.uniform(-2e6, 2e6, n), big,
         rng.integers(-(2**31), 2**31, n).astype(np.float64), near, np.float32(near) * 1.0000001,

@@ -58,9 +58,7 @@ def _check_fits(v: Tensor, ptr: Tensor, what: str) -> None:
     if not v.shape or v.shape == ptr.shape:
         return
     full = (1,) * (len(ptr.shape) - len(v.shape)) + v.shape
-    if len(v.shape) > len(ptr.shape) or any(
-        p != q and p != 1 for p, q in zip(full, ptr.shape)
-    ):
+    if len(v.shape) > len(ptr.shape) or any(p != q and p != 1 for p, q in zip(full, ptr.shape)):
         raise TileTypeError(
             f"{what} of shape {list(v.shape)} cannot be broadcast to the pointer shape "
             f"{list(ptr.shape)} (the pointers are not widened to the value)"

@@ -7,10 +7,10 @@ select picks one.
   product q*part is exact and x - q*part1 is exact too, so r is correct to a few fp64 ulp of
   itself even when x is close to a multiple of pi/2.
 - |x| >= 2**20: Payne-Hanek. x = m * 2**e with a 24-bit integer m, and x*2/pi mod 4 only needs
-  the 96 bits of 2/pi from weight 2**(1-e) down (the bits above give multiples of 4). Those
-  windows are a table indexed by x's exponent; m times the window is done in 64-bit integer
-  pieces, and the top two bits of the product are the quadrant. The truncated table costs less
-  than 2**-70 absolute in r, far below the smallest |r| any fp32 input reaches (about 2**-30).
+  the 96 bits of 2/pi from weight 2**(1-e) down (the bits above give multiples of 4). The window
+  is cut (selects and shifts) out of 224 bits of 2/pi by x's exponent; m times the window is
+  done in 64-bit integer pieces, and the top two bits of the product are the quadrant. The
+  truncated window costs less than 2**-70 absolute in r, far below the smallest |r| any fp32 input reaches (about 2**-30).
 """
 
 from __future__ import annotations
@@ -26,10 +26,8 @@ f64 = ir.DoubleType()
 i64 = ir.IntType(64)
 
 _CW_LIMIT = 2.0**20
-_PH_FIRST_EXP = 147  # biased fp32 exponent of 2**20: the first one the table must cover
+_PH_FIRST_EXP = 147  # biased fp32 exponent of 2**20: the first the windows must cover
 _PH_LAST_EXP = 254  # largest finite
-_WINDOW_BITS = 96
-_TABLE_NAME = "__tilec_two_over_pi_windows"
 
 
 def _atan_inv(n: int, one: int) -> int:
@@ -63,33 +61,16 @@ def pio2_parts() -> tuple[float, float, float]:
 
 
 @functools.cache
-def window_table() -> tuple[int, ...]:
-    """Three 32-bit words (high first) of the 96-bit window of 2/pi for each biased exponent.
+def two_over_pi_words() -> tuple[int, ...]:
+    """2/pi after five zero bits, as seven 32-bit words (high first): 219 fraction bits.
 
-    For x = m * 2**e the window is floor(2/pi * 2**(e + 94)) mod 2**96: bits of 2/pi of weights
-    2**(1-e) .. 2**(-94-e), read as a number with two integer bits (weights 2 and 1 after
-    scaling by 2**e)."""
+    For x = m * 2**e with biased exponent E, bits E-147 .. E-52 of this string (counted from
+    the top, from 0) are the 96-bit window floor(2/pi * 2**(e + 94)) mod 2**96: the bits of
+    2/pi of weights 2**(1-e) .. 2**(-94-e), read with two integer bits."""
     k = 320
     two_over_pi = (1 << (2 * k + 1)) // _pi_scaled(k)  # 2/pi * 2**k
-    words = []
-    for biased in range(_PH_FIRST_EXP, _PH_LAST_EXP + 1):
-        e = biased - 150
-        window = (two_over_pi >> (k - (e + 94))) & ((1 << _WINDOW_BITS) - 1)
-        words += [(window >> 64) & 0xFFFFFFFF, (window >> 32) & 0xFFFFFFFF, window & 0xFFFFFFFF]
-    return tuple(words)
-
-
-def _table(module: ir.Module) -> ir.GlobalVariable:
-    existing = module.globals.get(_TABLE_NAME)
-    if isinstance(existing, ir.GlobalVariable):
-        return existing
-    words = window_table()
-    ty = ir.ArrayType(i64, len(words))
-    g = ir.GlobalVariable(module, ty, _TABLE_NAME)
-    g.global_constant = True
-    g.linkage = "internal"
-    g.initializer = ir.Constant(ty, list(words))
-    return g
+    bits = two_over_pi >> (k - 219)
+    return tuple((bits >> (224 - 32 * (j + 1))) & 0xFFFFFFFF for j in range(7))
 
 
 def _k64(v: int) -> ir.Constant:
@@ -103,17 +84,27 @@ def _payne_hanek(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     lo_e, hi_e = ir.Constant(i32, _PH_FIRST_EXP), ir.Constant(i32, _PH_LAST_EXP)
     biased = b.select(b.icmp_signed("<", biased, lo_e), lo_e, biased)
     biased = b.select(b.icmp_signed(">", biased, hi_e), hi_e, biased)  # inf/NaN lanes
-    row = b.zext(b.mul(b.sub(biased, lo_e), ir.Constant(i32, 3)), i64)
-    table = _table(b.module)
-    zero = _k64(0)
+    start = b.zext(b.sub(biased, lo_e), i64)  # the window's first bit: 0 .. 107
+    word_at, shift = b.lshr(start, _k64(5)), b.and_(start, _k64(31))
+    words = two_over_pi_words()
+    # the four words holding the window, picked with selects: a table gather does not
+    # vectorize on AVX2, and selects do
+    is_at = [b.icmp_unsigned("==", word_at, _k64(w)) for w in (1, 2, 3)]
 
     def word(j: int) -> ir.Value:
-        ptr = b.gep(table, [zero, b.add(row, _k64(j))], inbounds=True)
-        return b.load(ptr)
+        v: ir.Value = _k64(words[j])
+        for w, here in zip((1, 2, 3), is_at):
+            v = b.select(here, _k64(words[j + w]), v)
+        return v
 
-    m = b.zext(b.or_(b.and_(bits, ir.Constant(i32, 0x7FFFFF)), ir.Constant(i32, 0x800000)), i64)
-    a2, a1, a0 = (b.mul(m, word(j)) for j in range(3))  # each < 2**56: no overflow
+    four = [word(j) for j in range(4)]
+    back = b.sub(_k64(32), shift)
     low32 = _k64(0xFFFFFFFF)
+    y2, y1, y0 = (
+        b.and_(b.or_(b.shl(four[j], shift), b.lshr(four[j + 1], back)), low32) for j in range(3)
+    )
+    m = b.zext(b.or_(b.and_(bits, ir.Constant(i32, 0x7FFFFF)), ir.Constant(i32, 0x800000)), i64)
+    a2, a1, a0 = b.mul(m, y2), b.mul(m, y1), b.mul(m, y0)  # each < 2**56: no overflow
     mid = b.add(b.and_(a1, low32), b.lshr(a0, _k64(32)))
     hi = b.add(b.add(a2, b.lshr(a1, _k64(32))), b.lshr(mid, _k64(32)))
     # top 64 of the 96 product bits (mod 2**96: the shift drops what lies above)
