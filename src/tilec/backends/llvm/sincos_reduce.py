@@ -62,15 +62,17 @@ def pio2_parts() -> tuple[float, float, float]:
 
 @functools.cache
 def two_over_pi_words() -> tuple[int, ...]:
-    """2/pi after five zero bits, as seven 32-bit words (high first): 219 fraction bits.
+    """2/pi after five zero bits, as four 64-bit words (high first, as signed i64 values):
+    219 fraction bits, then zeros.
 
     For x = m * 2**e with biased exponent E, bits E-147 .. E-52 of this string (counted from
     the top, from 0) are the 96-bit window floor(2/pi * 2**(e + 94)) mod 2**96: the bits of
     2/pi of weights 2**(1-e) .. 2**(-94-e), read with two integer bits."""
     k = 320
     two_over_pi = (1 << (2 * k + 1)) // _pi_scaled(k)  # 2/pi * 2**k
-    bits = two_over_pi >> (k - 219)
-    return tuple((bits >> (224 - 32 * (j + 1))) & 0xFFFFFFFF for j in range(7))
+    bits = (two_over_pi >> (k - 219)) << 32
+    words = [(bits >> (256 - 64 * (j + 1))) & (2**64 - 1) for j in range(4)]
+    return tuple(w - 2**64 if w >= 2**63 else w for w in words)
 
 
 def _k64(v: int) -> ir.Constant:
@@ -85,24 +87,19 @@ def _payne_hanek(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     biased = b.select(b.icmp_signed("<", biased, lo_e), lo_e, biased)
     biased = b.select(b.icmp_signed(">", biased, hi_e), hi_e, biased)  # inf/NaN lanes
     start = b.zext(b.sub(biased, lo_e), i64)  # the window's first bit: 0 .. 107
-    word_at, shift = b.lshr(start, _k64(5)), b.and_(start, _k64(31))
-    words = two_over_pi_words()
-    # the four words holding the window, picked with selects: a table gather does not
+    second, shift = b.icmp_unsigned(">=", start, _k64(64)), b.and_(start, _k64(63))
+    w = two_over_pi_words()
+    # the three words holding the window, picked with selects: a table gather does not
     # vectorize on AVX2, and selects do
-    is_at = [b.icmp_unsigned("==", word_at, _k64(w)) for w in (1, 2, 3)]
+    a, m1, c = (b.select(second, _k64(w[j + 1]), _k64(w[j])) for j in range(3))
+    back = b.sub(_k64(63), shift)  # (v >> 1) >> (63 - s): no shift by 64 when s is 0
 
-    def word(j: int) -> ir.Value:
-        v: ir.Value = _k64(words[j])
-        for w, here in zip((1, 2, 3), is_at):
-            v = b.select(here, _k64(words[j + w]), v)
-        return v
+    def funnel(hi: ir.Value, lo: ir.Value) -> ir.Value:
+        return b.or_(b.shl(hi, shift), b.lshr(b.lshr(lo, _k64(1)), back))
 
-    four = [word(j) for j in range(4)]
-    back = b.sub(_k64(32), shift)
+    first64, next64 = funnel(a, m1), funnel(m1, c)
     low32 = _k64(0xFFFFFFFF)
-    y2, y1, y0 = (
-        b.and_(b.or_(b.shl(four[j], shift), b.lshr(four[j + 1], back)), low32) for j in range(3)
-    )
+    y2, y1, y0 = b.lshr(first64, _k64(32)), b.and_(first64, low32), b.lshr(next64, _k64(32))
     m = b.zext(b.or_(b.and_(bits, ir.Constant(i32, 0x7FFFFF)), ir.Constant(i32, 0x800000)), i64)
     a2, a1, a0 = b.mul(m, y2), b.mul(m, y1), b.mul(m, y0)  # each < 2**56: no overflow
     mid = b.add(b.and_(a1, low32), b.lshr(a0, _k64(32)))
