@@ -221,3 +221,17 @@ def test_max_of_a_row_of_nans_is_nan(n: int) -> None:
     np.testing.assert_array_equal(out[:4], nan_skipped)
     np.testing.assert_array_equal(out[4:8], [np.nan, np.nanmin(x[1]), -np.inf, np.min(x[3])])
     np.testing.assert_array_equal(out[8:], [np.nan, np.nan, -np.inf, np.max(x[3])])
+
+
+@tilec.jit
+def _load_mask_widens_pointers(x_ptr, out_ptr):
+    cols = tl.arange(0, 2)[None, :]  # pointer tile (1, 2)
+    rows = tl.arange(0, 4)[:, None]
+    v = tl.load(x_ptr + cols, mask=rows < 3, other=-1)  # (4, 2), as in Triton
+    tl.store(out_ptr + rows * 2 + cols, v)
+
+
+def test_load_mask_still_widens_the_pointers() -> None:
+    out = np.full(8, 7, np.int32)
+    _load_mask_widens_pointers[(1,)](np.array([4, 9], np.int32), out)
+    assert out.tolist() == [4, 9, 4, 9, 4, 9, -1, -1]

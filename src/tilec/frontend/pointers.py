@@ -77,9 +77,14 @@ def load_pointers(
     """Load through a pointer (tile); masked-off lanes give ``other`` (or zero/undefined)."""
     if unwrap(mask) is None and unwrap(other) is not None:
         raise TileTypeError("load's 'other' needs a 'mask'")
-    m = _mask(ctx, mask, ptr.shape, "load's mask")
-    if m is not None and m.shape != ptr.shape:
-        ptr = S.broadcast_to(ctx.b, ptr, m.shape)
+    m = None
+    if unwrap(mask) is not None:
+        m = arith.to_bool(ctx.b, unwrap(mask))
+        if m.shape and not ptr.shape:
+            raise TileTypeError("load's mask cannot be a tile when the pointer is a scalar")
+        if m.shape:  # as in Triton, a load's pointers broadcast to a wider mask (a store's do not)
+            ptr = S.broadcast_to(ctx.b, ptr, S.broadcast_shapes(ptr.shape, m.shape))
+        m = S.broadcast_to(ctx.b, m, ptr.shape)
     ptr, was_bool = _as_i8_if_bool(ctx, ptr)
     elem = ptr.dtype.element  # type: ignore[union-attr]
     o = None
