@@ -39,7 +39,7 @@ CASES: dict[str, tuple[type[E.TilecError], str]] = {
     "load_int": (E.TileTypeError, "load needs a pointer"),
     "load_float_literal": (E.TileTypeError, "load needs a pointer"),
     "load_none": (E.TileTypeError, "load needs a pointer or a tile of pointers, got None"),
-    "load_other_wrong_shape": (E.TileTypeError, "cannot broadcast shape [32] to [16]"),
+    "load_other_wrong_shape": (E.TileTypeError, "shapes [16] and [32] cannot be broadcast together"),
     "dot_mismatched_inner": (E.TileTypeError, "dot shapes [16, 32] @ [16, 32] do not match"),
     "dot_of_vectors": (E.TileTypeError, "dot needs two 2-D or 3-D tiles"),
     "dot_mixed_dtypes": (E.TileTypeError, "dot operands must have the same dtype"),
