@@ -20,8 +20,8 @@ from .errors import (
 
 if TYPE_CHECKING:
     from . import errors, knobs, language, runtime, testing, tools
-    from .errors import CompilationError, InterpreterError, TritonError
     from .compat.install import install_as_triton
+    from .errors import CompilationError, InterpreterError, TritonError
     from .runtime.allocator import set_allocator
     from .runtime.autotune import Config, KernelInterface, heuristics
     from .runtime.autotuner import Autotuner, autotune

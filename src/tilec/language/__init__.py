@@ -8,9 +8,9 @@ from ..ir.types import PointerType as pointer_type
 from ..ir.types import TileType as block_type
 from . import core, extra, math, random
 from .constexpr import constexpr
-from .dtypes import dtype, pi32_t, str_to_ty
 from .core import *  # noqa: F403
 from .core import __all__ as _core_all
+from .dtypes import dtype, pi32_t, str_to_ty
 from .random import (
     pair_uniform_to_normal,
     philox,

@@ -38,7 +38,7 @@ class _DtypeMeta(type):
         return found
 
 
-class dtype(metaclass=_DtypeMeta):  # noqa: N801 - Triton's name
+class dtype(metaclass=_DtypeMeta):
     """Triton's dtype class: every tilec scalar type is an instance."""
 
     SINT_TYPES = ("int8", "int16", "int32", "int64")

@@ -345,4 +345,4 @@ def squeeze(x, dim: constexpr):
 @library
 def unsqueeze(x, dim: constexpr):
     # insert a dimension of size 1 before dimension ``dim``
-    return tl.reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])
+    return tl.reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])  # noqa: RUF005 (kernel code: the frontend has no starred tuple displays)

@@ -21,8 +21,8 @@ from . import aliasing
 from .lower import Lowering
 from .matmul import vector_registers, vector_width
 from .nest import counted_loop
-from .scalar import has_native_half, native_half
 from .rules import RULES
+from .scalar import has_native_half, native_half
 from .tiles import storage
 
 PROGRAM_ARGS = [T.ptr, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.ptr]

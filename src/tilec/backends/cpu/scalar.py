@@ -23,7 +23,6 @@ from ..llvm import scalar as S
 from ..llvm import types as T
 from ..llvm.intrinsics import call_same
 
-
 # whether the module being lowered may use fpext/fptrunc between half and float: set for the
 # duration of one lowering (a context variable, so concurrent compiles for other targets don't mix)
 _native_half: ContextVar[bool] = ContextVar("tilec_cpu_native_half", default=False)
