@@ -302,7 +302,7 @@ def parameters_of(
     unknown = nospec - set(names)
     if unknown:
         raise UsageError(f"do_not_specialize names unknown parameters: {sorted(unknown)}")
-    result = []
+    result: list[Parameter] = []
     for p in sig.parameters.values():
         if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY):
             raise UsageError(
