@@ -7,7 +7,7 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from .check import Outcome, compare, launch, make_launch
+from .check import Outcome, compare, consistent, launch, make_launch
 from .program import Case
 from .reference import Expect, expected_output
 
@@ -23,6 +23,8 @@ def cuda_available() -> bool:
 def run_pair(case: Case, folder: Path, pending: frozenset[str] = frozenset()) -> Outcome:
     from tilec.errors import TilecError
 
+    if not consistent(case):
+        return Outcome("reference-error", "the generator built operands of mismatched shapes")
     t = case.kernel.out_dtype
     data = make_launch(case)
     try:

@@ -3,6 +3,8 @@ casts of promotion and of a store), each returning the lanes where the result is
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .dtypes import BF16, F64, DType, int_range
@@ -45,8 +47,9 @@ def convert(x: np.ndarray, src: DType, dst: DType) -> tuple[np.ndarray, np.ndarr
     ok = in_int_range(x, dst)
     safe = np.where(ok, np.trunc(np.where(ok, w, 0.0)), 0.0)
     ints = np.array([int(v) for v in safe.reshape(-1)], dtype=object).reshape(x.shape)
-    with np.errstate(invalid="ignore"):
-        ints = np.where(ok, ints, np.where(np.isnan(w), 0, np.where(w > 0, hi, lo)))
+    # Python ints in an object array: NumPy 2.5 refuses 2**64 - 1 in np.where's int64 path
+    limits = [0 if math.isnan(v) else hi if v > 0 else lo for v in w.reshape(-1).tolist()]
+    ints = np.where(ok, ints, np.array(limits, dtype=object).reshape(x.shape))
     return wrap(ints, dst), undefined
 
 

@@ -12,13 +12,14 @@ from tilec.ir.printer import print_ir
 
 
 def spec(name: str, sig: Any) -> ArgSpec:
-    """``"*fp32"`` → pointer, ``"i32"`` → scalar, None → None, anything else → constexpr."""
+    """``"*fp32"`` → pointer, ``"i32"`` → scalar (``"i32:16"``: divisible by 16, as the runtime
+    specializes it), None → None, anything else → constexpr."""
     if sig is None:
         return ArgSpec(name, ArgKind.NONE)
     if isinstance(sig, str) and sig.startswith("*"):
         return pointer_arg(name, T.BY_NAME[sig[1:]])
-    if isinstance(sig, str) and sig in T.BY_NAME:
-        return scalar_arg(name, T.BY_NAME[sig])
+    if isinstance(sig, str) and sig.removesuffix(":16") in T.BY_NAME:
+        return scalar_arg(name, T.BY_NAME[sig.removesuffix(":16")], sig.endswith(":16"))
     return constexpr_arg(name, sig)
 
 

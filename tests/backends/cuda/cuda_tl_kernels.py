@@ -173,3 +173,12 @@ def debug_print(x_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, N))
     tl.device_print("x = ", x)
     tl.device_assert(x >= 0, "negative input")
+
+
+@tilec.jit
+def copy_rows(src, dst, stride, SCALE: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    """Rows ``stride * SCALE`` elements apart, each read as one contiguous run of BN."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    x = tl.load(src + (rm * SCALE * stride)[:, None] + rn[None, :])
+    tl.store(dst + rm[:, None] * BN + rn[None, :], x)

@@ -46,3 +46,23 @@ def test_vector_add_is_one_v4_access_per_operand_and_repetition() -> None:
     assert len(re.findall(r"ld\.global\.v4\.b32", ptx)) == 4  # 2 inputs x 1024/(128*4) repetitions
     assert len(re.findall(r"st\.global\.v4\.b32", ptx)) == 2
     assert "ld.global.b32" not in ptx and ".local" not in ptx
+
+
+def _row_copy_accesses(divisible: bool, scale: int) -> dict[str, int]:
+    specs = [
+        pointer_arg("src", T.float16), pointer_arg("dst", T.float16),
+        scalar_arg("stride", T.int32, divisible_by_16=divisible),
+        constexpr_arg("SCALE", scale), constexpr_arg("BM", 32), constexpr_arg("BN", 64),
+    ]  # fmt: skip
+    ptx = _ptx(K.copy_rows.fn, specs)
+    found = re.findall(r"\b(ld|st)\.global(\.v\d)?\.b(\d+)", ptx)
+    return {f"{op}{vec or ''}.b{bits}": found.count((op, vec, bits)) for op, vec, bits in set(found)}
+
+
+def test_row_starts_of_an_unaligned_stride_are_not_read_as_16_byte_vectors() -> None:
+    # rows 2*stride bytes apart start at any even address unless stride % 16 == 0: the first
+    # element of each row may not begin a 16-byte access (a misaligned-address fault on a GPU)
+    assert _row_copy_accesses(divisible=False, scale=1) == {"ld.b16": 16, "st.v4.b32": 2}
+    assert _row_copy_accesses(divisible=True, scale=1) == {"ld.v4.b32": 2, "st.v4.b32": 2}
+    # (arange * 8 * stride) holds only multiples of 8 elements (16 bytes), whatever the stride
+    assert _row_copy_accesses(divisible=False, scale=8) == {"ld.v4.b32": 2, "st.v4.b32": 2}

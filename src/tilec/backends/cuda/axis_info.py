@@ -153,7 +153,9 @@ def _expand_dims(a: AxisAnalysis, op: Op) -> AxisInfo:
     if not src.contiguity:
         return _unknown(op.result)
     ax = op.axis
-    div = min(src.divisibility)
+    # along the new axis every element starts a run: the gcd of all elements, where a run of
+    # consecutive integers (contiguity > 1) contributes 1 whatever its start
+    div = math.gcd(*(1 if c > 1 else d for c, d in zip(src.contiguity, src.divisibility)))
     return AxisInfo(
         (*src.contiguity[:ax], 1, *src.contiguity[ax:]),
         (*src.divisibility[:ax], div, *src.divisibility[ax:]),
@@ -195,6 +197,13 @@ def _is_one(v: Value) -> bool:
     return isinstance(op, O.ConstantOp) and op.value == 1 and not isinstance(op.value, bool)
 
 
+def _element_div(info: AxisInfo, dim: int) -> int:
+    """A power of two dividing every element along ``dim`` (not only each run's first)."""
+    if info.contiguity and info.contiguity[dim] > 1:
+        return 1
+    return info.divisibility[dim]
+
+
 def _binary(a: AxisAnalysis, op: Op) -> AxisInfo | None:
     assert isinstance(op, O.BinaryOp)
     elem = element_of(op.result.type)
@@ -208,7 +217,12 @@ def _binary(a: AxisAnalysis, op: Op) -> AxisInfo | None:
         # x * 1 (a stride given as constexpr 1) is x: keep its contiguity, as Triton does
         return lhs if _is_one(op.operands[1]) else rhs
     if op.kind is O.BinaryKind.MUL:
-        div = tuple(min(x * y, MAX_DIV) for x, y in zip(lhs.divisibility, rhs.divisibility))
+        # the product's elements all start runs (contiguity 1): a factor's run of consecutive
+        # integers contributes 1 whatever its start
+        div = tuple(
+            min(_element_div(lhs, d) * _element_div(rhs, d), MAX_DIV)
+            for d in range(len(lhs.divisibility))
+        )
         return AxisInfo((1,) * len(const), div, const) if const else AxisInfo((), div, ())
     if not const:
         return None
