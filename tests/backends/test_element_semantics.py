@@ -169,6 +169,9 @@ def _ptx_shift(bits: int) -> Callable[[str], bool]:
             return False
         if bits == 32:  # LLVM folds the clamp into PTX's own: shl/shr.b32 clamp amounts at 32
             return True
+        if bits == 64:  # PTX shift amounts are 32 bits: clamp the 64-bit amount, then narrow
+            m = re.search(r"min\.u64\s+(%rd\d+), %rd\d+, (63|64);", ptx)
+            return bool(m and re.search(rf"cvt\.u32\.u64\s+%r\d+, {m.group(1)};", ptx))
         bound = rf"({bits - 1}|{bits})"
         return bool(
             re.search(rf"setp\.(gt|ge|lt)\.u\d+\s+%p\d+, %\w+, {bound};", ptx)
@@ -186,6 +189,8 @@ def _shift_cases() -> list[Case]:
         x = (-5 if signed else 5, 3, 1, 12345 % (1 << (w - 1)), -1 if signed else 200 % (1 << w))
         xs = x * 5
         amounts = (0, 1, w - 1, w, w + 1, 2 * w, 100 % (1 << (w - 1)), -1, -w)
+        if w == 64:  # amounts past 32 bits whose low half is in range
+            amounts += (1 << 32, (1 << 32) + 1, (1 << 62) + 3)
         amounts = (amounts * 6)[: len(xs)]
         m = (1 << w) - 1
         for kind in (O.BinaryKind.SHL, O.BinaryKind.SHR):
@@ -326,6 +331,31 @@ def _neg_cases() -> list[Case]:
     ]
 
 
+def _wrapping_neg_cases() -> list[Case]:
+    """``-x`` wraps in x's type (-INT_MIN is INT_MIN) before a widening cast reads it."""
+    out = []
+    for t, wide in ((T.int8, T.int64), (T.int16, T.int64), (T.int16, T.int32), (T.int32, T.int64)):
+        lo = -(1 << (t.bits - 1))
+        xs = (lo, lo + 1, -1, 0, 1, -lo - 1)
+        want = tuple(lo if x == lo else -x for x in xs)
+
+        def fn(b: Any, p: Any, t: T.ScalarType = t, wide: T.ScalarType = wide) -> Any:
+            zero = b.constant(0, TileType((BLOCK,), t))
+            return b.cast(b.binary(O.BinaryKind.SUB, zero, p), TileType((BLOCK,), wide))
+
+        def twice(b: Any, p: Any, wide: T.ScalarType = wide) -> Any:
+            return b.cast(b.binary(O.BinaryKind.ADD, p, p), TileType((BLOCK,), wide))
+
+        doubled = tuple(((2 * x - lo) % (1 << t.bits)) + lo for x in xs)
+        out.append(Case(f"neg_{t}_to_{wide}", fn, t, wide, (xs,), want, _narrow_arith("neg|sub")))
+        out.append(Case(f"twice_{t}_to_{wide}", twice, t, wide, (xs,), doubled, _narrow_arith("add|shl")))
+    return out
+
+
+def _narrow_arith(ops: str) -> Callable[[str], bool]:
+    return lambda ptx: bool(re.search(rf"\b({ops})\.[bsu](8|16|32|64)\b", ptx))
+
+
 NARROW_VALUES = (
     1 / 3,
     -2 / 3,
@@ -449,6 +479,7 @@ CASES = {
         *_f2i_cases(),
         *_minmax_cases(),
         *_neg_cases(),
+        *_wrapping_neg_cases(),
         *_cast_cases(),
         *_fmod_cases(),
     )

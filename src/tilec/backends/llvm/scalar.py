@@ -76,6 +76,11 @@ def shift(b: ir.IRBuilder, kind: BinaryKind, signed: bool, x: ir.Value, y: ir.Va
     ``shr`` do: 0 for left and logical right shifts, the sign fill for arithmetic right shifts
     (so a negative amount, a huge unsigned one, gives that too)."""
     t = x.type
+    if t.width > 32:
+        # clamp first: NVPTX folds ``select(y >= 64, 0, shl(x, y))`` into PTX's clamping shl,
+        # whose amount is 32 bits, and drops the high half of y (2**32 << 1 would shift by 0)
+        width = ir.Constant(t, t.width)
+        y = b.select(b.icmp_unsigned(">", y, width), width, y)
     oob = b.icmp_unsigned(">=", y, ir.Constant(t, t.width))
     if kind is BinaryKind.SHR and signed:
         return b.ashr(x, b.select(oob, ir.Constant(t, t.width - 1), y))
