@@ -99,8 +99,26 @@ def bitwise(b: Builder, kind: BK, x: Any, y: Any) -> Tensor:
     return _bin(b, kind, x, y)
 
 
+_SIGNED = {8: T.int8, 16: T.int16, 32: T.int32, 64: T.int64}
+
+
 def shift(b: Builder, left: bool, x: Any, y: Any) -> Tensor:
-    return bitwise(b, BK.SHL if left else BK.SHR, x, y)
+    """``x << y`` / ``x >> y`` in the promoted type. As in Triton, ``>>`` is arithmetic when the
+    tensor operand (``x``, else ``y``) is signed, even where promotion made the result unsigned
+    (``int8 >> uint8`` shifts the sign bit in and gives uint8)."""
+    if left:
+        return bitwise(b, BK.SHL, x, y)
+    decides = x if isinstance(x, Tensor) else y
+    dtype = decides.dtype if isinstance(decides, Tensor) else None
+    arithmetic = isinstance(dtype, ScalarType) and dtype.is_int_signed()
+    x, y = _bitwise_operands(b, x, y)
+    t = x.dtype
+    assert isinstance(t, ScalarType)
+    if not arithmetic or not t.is_int_unsigned():
+        return _bin(b, BK.SHR, x, y)
+    signed = _SIGNED[t.bits]
+    shifted = _bin(b, BK.SHR, S.bitcast(b, x, signed), S.bitcast(b, y, signed))
+    return S.bitcast(b, shifted, t)
 
 
 _CMP = {

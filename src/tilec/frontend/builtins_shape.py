@@ -118,7 +118,7 @@ def zeros(ctx: Any, shape: Any, dtype: Any) -> Tensor:
     return full.impl(ctx, shape, 0, dtype)
 
 
-@builtin()
+@builtin(member=True)
 def cast(
     ctx: Any, input: Any, dtype: Any, fp_downcast_rounding: Any = None, bitcast: Any = False
 ) -> Tensor:
