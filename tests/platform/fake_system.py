@@ -54,6 +54,8 @@ class FakeSystem(System):
     unwritable: dict[str, str] = field(default_factory=dict)
     launcher_error: str | None = None
     python_runs: list[str] = field(default_factory=list)
+    tilec_dir: str = f"{SITE}/tilec"  # where the tilec package lives (a wheel install)
+    dist_files: dict[tuple[str, str], str] = field(default_factory=dict)  # direct_url.json ...
 
     @property
     def env(self) -> Mapping[str, str]:
@@ -136,6 +138,12 @@ class FakeSystem(System):
 
     def tilec_version(self) -> str:
         return "0.1.0"
+
+    def tilec_package_dir(self) -> str:
+        return self.tilec_dir
+
+    def dist_text(self, name: str, filename: str) -> str | None:
+        return self.dist_files.get((name, filename))
 
     def import_error(self, module: str) -> str | None:
         return self.launcher_error

@@ -8,6 +8,16 @@ from tilec.platform.facts import LLVMFacts
 from tilec.platform.system import CommandResult, CudaDevice, DriverQuery, HostCPU
 
 GIB = 1 << 30
+# what `tilec doctor` tells a wheel install to run for each CUDA major: the [cuda] and [cuda12]
+# extras' packages by name (no package index serves tilec itself)
+CU13_LINE = (
+    'pip install "cuda-bindings>=13,<14" "cuda-pathfinder>=1.2" "nvidia-nvjitlink>=13,<14" '
+    '"nvidia-cuda-nvcc>=13,<14" "nvidia-nvvm>=13,<14"'
+)
+CU12_LINE = (
+    'pip install "cuda-bindings>=12.8,<13" "cuda-pathfinder>=1.2" '
+    '"nvidia-nvjitlink-cu12>=12.8,<13" "nvidia-cuda-nvcc-cu12>=12.8,<13"'
+)
 UBUNTU = 'PRETTY_NAME="Ubuntu 24.04.1 LTS"\nID=ubuntu\n'
 
 
@@ -17,7 +27,7 @@ def _ptxas_version(release: str) -> CommandResult:
 
 
 def cu13_wheels(sys: FakeSystem, version: str = "13.0.88") -> FakeSystem:
-    """pip install "tilec[cuda]": nvidia-nvjitlink, nvidia-cuda-nvcc, nvidia-nvvm (CUDA 13)."""
+    """The [cuda] extra: nvidia-nvjitlink, nvidia-cuda-nvcc, nvidia-nvvm (CUDA 13)."""
     lib = f"{SITE}/nvidia/cu13/lib/libnvJitLink.so.13"
     ptxas = f"{SITE}/nvidia/cu13/bin/ptxas"
     sys.files.update({lib: "", ptxas: "", f"{SITE}/nvidia/cu13/nvvm/libdevice/libdevice.10.bc": ""})
@@ -31,7 +41,7 @@ def cu13_wheels(sys: FakeSystem, version: str = "13.0.88") -> FakeSystem:
 
 
 def cu12_wheels(sys: FakeSystem, version: str = "12.9.86", ptxas: bool = True) -> FakeSystem:
-    """pip install "tilec[cuda12]": nvidia-nvjitlink-cu12 and nvidia-cuda-nvcc-cu12."""
+    """The [cuda12] extra: nvidia-nvjitlink-cu12 and nvidia-cuda-nvcc-cu12."""
     lib = f"{SITE}/nvidia/nvjitlink/lib/libnvJitLink.so.12"
     sys.files[lib] = ""
     sys.nvjitlink[lib] = version[:4]

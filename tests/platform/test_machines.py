@@ -23,7 +23,7 @@ class Expect:
     arch: str
     check: str = ""  # the finding that carries the remedy ("" = none expected anywhere)
     remedy: str = ""  # text that must appear in that finding's remedy
-    install: str = 'pip install "tilec"'
+    install: str = ""  # nothing more to install
     ptx: int | None = None
     route: str = ""
 
@@ -31,17 +31,17 @@ class Expect:
 CASES = {
     "ubuntu-h100-driver-580": Expect(
         machines.ubuntu_h100_580, Status.OK, "cuda", "sm_90a",
-        install='pip install "tilec[cuda]"', ptx=80, route="nvjitlink",
+        install=machines.CU13_LINE, ptx=80, route="nvjitlink",
     ),
     "wsl2-rtx4090-driver-566": Expect(
         machines.wsl2_rtx4090_566, Status.WARN, "cuda", "sm_89", "nvidia.wsl_loader",
         "export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH",
-        install='pip install "tilec[cuda12]"', ptx=78, route="nvjitlink",
+        install=machines.CU12_LINE, ptx=78, route="nvjitlink",
     ),
     "wsl1": Expect(machines.wsl1, Status.WARN, "cpu", "znver4", "system.os", "wsl --set-version <distro> 2"),
     "windows11-rtx3060": Expect(
         machines.windows11_rtx3060, Status.WARN, "cuda", "sm_86", "system.long_paths",
-        "LongPathsEnabled -Value 1", install='pip install "tilec[cuda12]"', ptx=71, route="nvjitlink",
+        "LongPathsEnabled -Value 1", install=machines.CU12_LINE, ptx=71, route="nvjitlink",
     ),
     "macos14-arm64": Expect(machines.macos14_arm64, Status.OK, "cpu", "apple-m3"),
     "macos-rosetta": Expect(
@@ -64,11 +64,11 @@ CASES = {
     ),
     "blackwell-12.0-old-toolchain": Expect(
         machines.blackwell_old_toolchain, Status.WARN, "cuda", "sm_120", "nvidia.toolchain_arch",
-        'pip install "tilec[cuda12]"', install='pip install "tilec[cuda12]"', ptx=87, route="driver-jit",
+        machines.CU12_LINE, install=machines.CU12_LINE, ptx=87, route="driver-jit",
     ),
     "no-llvmlite-nvptx": Expect(
         machines.no_llvm_nvptx, Status.FAIL, "cpu", "znver4", "nvidia.llvm_nvptx",
-        'pip install --force-reinstall "llvmlite>=0.50"', install='pip install "tilec[cuda]"',
+        'pip install --force-reinstall "llvmlite>=0.50"', install=machines.CU13_LINE,
     ),
 }  # fmt: skip
 

@@ -23,4 +23,9 @@ def test_replayed_h200_selects_cuda_sm90a_with_nvjitlink(capsys) -> None:
         80,
         "nvjitlink",
     )
-    assert sel["install"] == 'pip install "tilec[cuda]"'
+    # recorded before the doctor noted how tilec was installed: read as a wheel install, which
+    # gets the [cuda] extra's packages by name
+    assert sel["install"] == (
+        'pip install "cuda-bindings>=13,<14" "cuda-pathfinder>=1.2" "nvidia-nvjitlink>=13,<14" '
+        '"nvidia-cuda-nvcc>=13,<14" "nvidia-nvvm>=13,<14"'
+    )

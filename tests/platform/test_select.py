@@ -8,7 +8,7 @@ from fake_system import FakeSystem
 
 from tilec.platform.finding import Status
 from tilec.platform.probes import gather
-from tilec.platform.select import PLAIN_INSTALL, select_backend
+from tilec.platform.select import NOTHING_TO_INSTALL, select_backend
 from tilec.platform.system import CommandResult, CudaDevice
 
 GIB = 1 << 30
@@ -34,7 +34,7 @@ def test_ptx_is_capped_by_the_linker_on_a_newer_driver() -> None:
     assert (sel.ptx_version, sel.cubin_route, sel.install) == (
         80,
         "nvjitlink",
-        'pip install "tilec[cuda]"',
+        machines.CU13_LINE,
     )
 
 
@@ -49,7 +49,7 @@ def test_no_toolchain_falls_back_to_the_driver_jit_with_a_warning() -> None:
     sel = select_backend(gather(machines.linux_nvidia("580.65.06", 13000, H100)))
     assert (sel.backend, sel.cubin_route, sel.ptx_version) == ("cuda", "driver-jit", 80)
     assert sel.finding is not None and sel.finding.status is Status.WARN
-    assert 'pip install "tilec[cuda]"' in sel.finding.remedy
+    assert machines.CU13_LINE in sel.finding.remedy
 
 
 def test_volta_cannot_use_cuda13_tools_and_installs_cuda12() -> None:
@@ -60,7 +60,7 @@ def test_volta_cannot_use_cuda13_tools_and_installs_cuda12() -> None:
     assert (sel.arch, sel.cubin_route, sel.install) == (
         "sm_70",
         "driver-jit",
-        'pip install "tilec[cuda12]"',
+        machines.CU12_LINE,
     )
 
 
@@ -73,7 +73,7 @@ def test_install_line_from_driver_branch_when_libcuda_cannot_say() -> None:
     answer = "NVIDIA H100 80GB HBM3, 81559, 580.65.06, 9.0\n"
     sys.commands[("/usr/bin/nvidia-smi",)] = CommandResult(0, answer)
     sel = select_backend(gather(sys))
-    assert (sel.backend, sel.install) == ("cpu", 'pip install "tilec[cuda]"')
+    assert (sel.backend, sel.install) == ("cpu", machines.CU13_LINE)
 
 
 def test_cpu_selection_carries_host_cpu_and_features() -> None:
@@ -82,7 +82,7 @@ def test_cpu_selection_carries_host_cpu_and_features() -> None:
         "cpu",
         "znver4",
         ("avx2", "fma"),
-        PLAIN_INSTALL,
+        NOTHING_TO_INSTALL,
     )
     assert sel.works and sel.finding is None
 
@@ -117,5 +117,5 @@ def test_cu12_nvjitlink_beside_cu13_is_chosen_for_a_cuda12_driver() -> None:
     assert (sel.cubin_route, sel.ptx_version, sel.install) == (
         "nvjitlink",
         80,
-        'pip install "tilec[cuda12]"',
+        machines.CU12_LINE,
     )

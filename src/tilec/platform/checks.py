@@ -213,7 +213,7 @@ def check_launcher(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
     faults = "" if facts.os.system == "windows" else ", kernel memory faults end the process"
     yield _f("tilec.launcher", Category.TILEC, Status.OK if disabled else Status.WARN,
              f"tilec {t.version}, ctypes launcher fallback (slower launches{faults})", t.launcher_reason, torch,
-             remediation=None if disabled else remedies.reinstall_tilec())  # fmt: skip
+             remediation=None if disabled else remedies.reinstall_tilec(facts))  # fmt: skip
 
 
 def check_cache(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
@@ -230,7 +230,7 @@ def check_flavours(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
     if len(names) > 1:
         yield _f("tilec.flavours", Category.TILEC, Status.WARN,
                  f"several tilec distributions installed: {', '.join(names)}",
-                 remediation=remedies.duplicate_flavours(names))  # fmt: skip
+                 remediation=remedies.duplicate_flavours(facts, names))  # fmt: skip
 
 
 _KEY_FEATURES = ("avx2", "avx512f", "fma", "neon", "sve", "sve2", "fp-armv8", "amx-tile")

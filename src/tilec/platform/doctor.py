@@ -91,7 +91,9 @@ def render_text(report: Report, verbose: bool = False) -> str:
     broken = "" if sel.works else " — it does NOT work (see ✗ above)"
     lines.append(f"Backend: {sel.describe()} on {sel.device}{broken}")
     lines.append(f"Why: {sel.reason}")
-    lines.append(f"Install: {sel.install}")
+    lines.append(
+        f"Install: {sel.install or 'nothing more (no GPU here that a CUDA extra would serve)'}"
+    )
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 # 2 added nvidia.libcuda_path/nouveau/l4t and toolchain.cuda_bindings. Older documents are read as
 # they are: a missing field takes its default (None where "not recorded" differs from "absent").
+# tilec.install_kind/source_dir came later without a new version: older readers ignore them.
 SCHEMA_VERSION = 2
 
 
@@ -144,6 +145,10 @@ class TilecFacts:
     torch_version: str = ""
     torch_cuda: str = ""
     installed_flavours: tuple[str, ...] = ()  # distributions named tilec, tilec-cu12 ...
+    # how this tilec was installed (install.InstallKind's values; "" not recorded, read as a
+    # wheel) and the checkout it came from: the install lines the doctor prints depend on it
+    install_kind: str = ""
+    source_dir: str = ""
 
 
 @dataclass(frozen=True)

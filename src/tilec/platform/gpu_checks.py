@@ -12,8 +12,9 @@ from . import remedies
 from .facts import Facts
 from .finding import Category, Finding, Status
 from .finding import make as _f
+from .install import requirement_name
 from .matrix import SupportPolicy, cuda_version_text, version_tuple
-from .select import CudaPlan, install_line, plan_cuda, plan_gpu, visible_devices
+from .select import CudaPlan, cuda_floor, install_line, plan_cuda, plan_gpu, visible_devices
 from .toolchain import WSL_LIB
 
 
@@ -165,9 +166,25 @@ def check_cuda_major(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
         Category.NVIDIA,
         Status.WARN,
         f"{names}: newer than the driver's CUDA {cuda}; their cubins need {need}",
-        remediation=remedies.match_driver_major(install_line(facts, policy)),
+        remediation=remedies.match_driver_major(
+            install_line(facts, policy), _stale_packages(facts, policy, driver_major)
+        ),
         scenario=4,
     )
+
+
+def _stale_packages(facts: Facts, policy: SupportPolicy, driver_major: int) -> tuple[str, ...]:
+    """The CUDA extras' packages of majors newer than the driver's, except those (re)pinned by
+    the extra that fits it (cuda-bindings, cuda-pathfinder): what to uninstall."""
+    fits = cuda_floor(facts, policy)
+    keep = {requirement_name(r) for r in fits.requirements} if fits else set()
+    names = (
+        requirement_name(r)
+        for f in policy.driver_floors
+        if f.cuda_major > driver_major
+        for r in f.requirements
+    )
+    return tuple(dict.fromkeys(n for n in names if n not in keep))
 
 
 def check_loader(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:

@@ -76,6 +76,9 @@ class DriverFloor:
     linux: str
     windows: str
     extra: str  # the pip extra that installs this CUDA major's toolchain
+    # that extra's requirements as pyproject.toml lists them (a test keeps the two equal): what
+    # a wheel install gets by name, since no package index serves tilec itself yet
+    requirements: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -217,7 +220,10 @@ def parse_policy(data: dict) -> SupportPolicy:
         architectures=tuple(_arch(a) for a in data["architectures"]),
         cuda_min_driver=data["cuda_min_driver"],
         llvmlite_min=data["llvmlite_min"],
-        driver_floors=tuple(DriverFloor(**f) for f in data["driver_floors"]),
+        driver_floors=tuple(
+            DriverFloor(**{**f, "requirements": tuple(f.get("requirements", ()))})
+            for f in data["driver_floors"]
+        ),
         ptx_by_cuda=tuple((k, int(v)) for k, v in data["ptx_by_cuda"].items()),
         llvm_max_ptx=tuple((int(k), int(v)) for k, v in data["llvm_max_ptx"].items()),
         vendors=tuple(VendorSupport(**{**v, "level": Level(v["level"])}) for v in data["vendors"]),

@@ -26,6 +26,7 @@ from .facts import (
     Tool,
     Toolchain,
 )
+from .install import InstallKind, classify, direct_url_directory
 from .system import DriverQuery, System
 from .toolchain import (
     WSL_LIB,
@@ -356,6 +357,7 @@ def tilec_facts(system: System) -> TilecFacts:
         )
         torch_cuda = torch_cuda or (match.group(1) if match else "")
     flavours = ("tilec", "tilec-cu12", "tilec-cu13", "tilec-cpu")
+    kind, source_dir = install_origin(system)
     return TilecFacts(
         version=system.tilec_version(),
         launcher_native=native,
@@ -366,7 +368,20 @@ def tilec_facts(system: System) -> TilecFacts:
         torch_version=torch,
         torch_cuda=torch_cuda,
         installed_flavours=tuple(f for f in flavours if system.dist_version(f)),
+        install_kind=kind.value,
+        source_dir=source_dir,
     )
+
+
+def install_origin(system: System) -> tuple[InstallKind, str]:
+    """Whether tilec runs from a checkout (editable, or on PYTHONPATH) or was installed from
+    one, or from a wheel; and that checkout."""
+    package = system.tilec_package_dir()
+    tree = os.path.join(os.path.dirname(os.path.dirname(package)), "pyproject.toml")
+    direct_url = system.dist_text("tilec", "direct_url.json")
+    named = direct_url_directory(direct_url)
+    exists = bool(named) and system.exists(os.path.join(named, "pyproject.toml"))
+    return classify(package, system.read_text(tree), direct_url, exists)
 
 
 def _guard(errors: list[str], name: str, probe: Callable[[], T], default: T) -> T:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .facts import Facts
 from .finding import Remediation
+from .install import Install, InstallKind, reinstall_lines, upgrade_lines
 from .matrix import ArchSupport, SupportPolicy, version_tuple
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
@@ -18,8 +19,11 @@ def _R(text: str, *commands: str) -> Remediation:
     return Remediation(text, tuple(commands))
 
 
-def upgrade_tilec() -> Remediation:
-    return _R("Upgrade tilec; a newer release may know this GPU.", 'pip install -U "tilec"')
+def upgrade_tilec(facts: Facts) -> Remediation:
+    return _R(
+        "Upgrade tilec from its source; a newer version may know this GPU.",
+        *upgrade_lines(Install.of(facts)),
+    )
 
 
 def gpu_too_old() -> Remediation:
@@ -265,11 +269,11 @@ def libdevice(line: str) -> Remediation:
     )
 
 
-def duplicate_flavours(names: tuple[str, ...]) -> Remediation:
+def duplicate_flavours(facts: Facts, names: tuple[str, ...]) -> Remediation:
     return _R(
-        "Several tilec distributions are installed; keep exactly one.",
+        "Several tilec distributions are installed; remove them all and install tilec again.",
         "pip uninstall -y " + " ".join(names),
-        'pip install "tilec"',
+        *reinstall_lines(Install.of(facts)),
     )
 
 
@@ -284,18 +288,24 @@ def unsupported_platform() -> Remediation:
     )
 
 
-def reinstall_tilec() -> Remediation:
+def reinstall_tilec(facts: Facts) -> Remediation:
+    install = Install.of(facts)
+    how = (
+        "Reinstall tilec from a binary (abi3) wheel"
+        if install.kind is InstallKind.WHEEL
+        else "Build tilec again with a C compiler (gcc, clang or MSVC) installed"
+    )
     return _R(
-        "Reinstall tilec from a binary wheel to get the native launcher (results are identical; "
-        "only launch overhead differs).",
-        'pip install --force-reinstall --no-deps "tilec"',
+        f"{how} to get the native launcher (results are identical; only launch overhead differs).",
+        *reinstall_lines(install),
     )
 
 
-def match_driver_major(line: str) -> Remediation:
+def match_driver_major(line: str, stale: tuple[str, ...]) -> Remediation:
+    """Swap the newer CUDA major's packages (``stale``) for those ``line`` installs."""
     return _R(
         "Update the driver to 580 or newer, or use the CUDA 12 toolchain that matches it.",
-        "pip uninstall -y nvidia-nvjitlink nvidia-cuda-nvcc nvidia-nvvm",
+        *(("pip uninstall -y " + " ".join(stale),) if stale else ()),
         line,
     )
 

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from . import remedies
 from .facts import GPU, Facts, Tool
 from .finding import Category, Finding, Remediation, Status
+from .install import Install, extra_line
 from .matrix import (
     ArchSupport,
+    DriverFloor,
     Level,
     SupportPolicy,
     cuda_version_text,
@@ -25,7 +27,8 @@ from .matrix import (
 from .target import DRIVER_JIT, NVJITLINK, PTXAS, Assembler, Refusal, TargetPlan, plan_target
 from .toolchain import WSL_LIB
 
-PLAIN_INSTALL = 'pip install "tilec"'
+# Selection.install when tilec as installed needs nothing more (no GPU the CUDA backend can use)
+NOTHING_TO_INSTALL = ""
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Selection:
     cubin_route: str  # "nvjitlink", "ptxas", "driver-jit"; "" for cpu
     device: str  # "NVIDIA H200 (compute capability 9.0)" or the CPU
     reason: str
-    install: str  # the pip line this machine should use
+    install: str  # the pip line that adds what this machine's GPU needs ("": nothing more)
     works: bool  # the selected backend can compile and run kernels
     finding: Finding | None = None  # why CUDA is not used, or why nothing works
 
@@ -107,7 +110,7 @@ def _libcuda_finding(facts: Facts, policy: SupportPolicy, prefix: str = "") -> F
     return _fail("nvidia.libcuda", summary, remedies.libcuda(facts), 7 if facts.os.wsl == 2 else 6)
 
 
-def _arch_problem(gpu: GPU, policy: SupportPolicy) -> Finding | ArchSupport:
+def _arch_problem(facts: Facts, gpu: GPU, policy: SupportPolicy) -> Finding | ArchSupport:
     cc = gpu.compute_capability
     arch = policy.arch_for(cc)
     newest = policy.newest_arch
@@ -116,7 +119,7 @@ def _arch_problem(gpu: GPU, policy: SupportPolicy) -> Finding | ArchSupport:
             f"{gpu.name} has compute capability {cc}, newer than this tilec knows "
             f"(up to {newest.cc}, {newest.arch})"
         )
-        return _fail("nvidia.arch_known", summary, remedies.upgrade_tilec(), 5)
+        return _fail("nvidia.arch_known", summary, remedies.upgrade_tilec(facts), 5)
     if arch is None or arch.level is Level.UNSUPPORTED:
         name = f" ({arch.name})" if arch else ""
         summary = (
@@ -189,7 +192,7 @@ def plan_gpu(facts: Facts, index: int, policy: SupportPolicy | None = None) -> C
     gpu = facts.nvidia.gpus[index]
     if not gpu.compute_capability:
         return _no_compute_capability(facts, gpu, policy)
-    arch = _arch_problem(gpu, policy)
+    arch = _arch_problem(facts, gpu, policy)
     if isinstance(arch, Finding):
         return arch
     libcuda = facts.toolchain.libcuda
@@ -277,19 +280,26 @@ def plan_cuda(facts: Facts, policy: SupportPolicy | None = None) -> CudaPlan | F
 
 
 def install_line(facts: Facts, policy: SupportPolicy | None = None) -> str:
-    """``pip install "tilec[cuda]"`` (CUDA 13 driver), ``"tilec[cuda12]"`` (CUDA 12) or plain."""
+    """The pip line that adds the CUDA extra this GPU and driver need, in the form that works for
+    this install (``install.extra_line``): the ``cuda`` extra for a CUDA 13 driver, ``cuda12``
+    for CUDA 12; ``NOTHING_TO_INSTALL`` without a GPU the CUDA backend supports."""
+    floor = cuda_floor(facts, policy)
+    return extra_line(Install.of(facts), floor) if floor else NOTHING_TO_INSTALL
+
+
+def cuda_floor(facts: Facts, policy: SupportPolicy | None = None) -> DriverFloor | None:
+    """The CUDA major (its driver floor and pip extra) whose toolchain fits GPU 0 and the driver."""
     policy = policy or load_policy()
     nv = facts.nvidia
     if not nv.gpus or not nv.gpus[0].compute_capability:
-        return PLAIN_INSTALL
+        return None
     arch = policy.arch_for(nv.gpus[0].compute_capability)
     if arch is None or arch.level is Level.UNSUPPORTED:
-        return PLAIN_INSTALL
+        return None
     major = nv.cuda_version // 1000 if nv.cuda_version else _major_from_branch(facts, policy)
     if arch.cuda_max_major:
         major = min(major, arch.cuda_max_major)
-    floor = policy.floor(major)
-    return f'pip install "tilec[{floor.extra}]"' if floor else PLAIN_INSTALL
+    return policy.floor(major)
 
 
 def _major_from_branch(facts: Facts, policy: SupportPolicy) -> int:

@@ -221,6 +221,17 @@ class System:
         except Exception:  # a broken dist-info must not stop the report
             return ""
 
+    def tilec_package_dir(self) -> str:
+        """The directory of the tilec package this code runs from."""
+        return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def dist_text(self, name: str, filename: str) -> str | None:
+        """A file of distribution ``name``'s metadata (direct_url.json ...), None if absent."""
+        try:
+            return importlib.metadata.distribution(name).read_text(filename)
+        except Exception:  # not installed, or a broken dist-info: nothing recorded
+            return None
+
     def tilec_version(self) -> str:
         """The version of the tilec these files belong to (its _version.py, else its metadata)."""
         here = os.path.join(
