@@ -214,3 +214,22 @@ def test_docs_name_the_cuda_pieces_as_the_support_table_does(path: Path) -> None
     text = path.read_text(encoding="utf-8")
     documented = re.findall(r'pip install "cuda-bindings[^`\n]*', text)
     assert [d.strip() for d in documented if d.strip() not in lines] == []
+
+
+@pytest.mark.parametrize(
+    ("fixture", "line"),
+    [
+        ("h100-without-cuda-pieces-wheel", machines.CU13_LINE),
+        ("h100-driver-550-without-cuda-pieces-wheel", machines.CU12_LINE),
+        ("h100-without-cuda-pieces-checkout", f'pip install -e "{CHECKOUT}[cuda]"'),
+    ],
+)
+def test_replayed_gpu_machine_without_cuda_pieces_is_told_a_line_that_works(
+    fixture: str, line: str, capsys
+) -> None:
+    saved = Path(__file__).with_name("data") / f"{fixture}.json"
+    assert doctor.main(as_json=True, facts=str(saved)) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["selection"]["backend"], report["selection"]["install"]) == ("cpu", line)
+    (finding,) = [f for f in report["findings"] if f["check"] == "nvidia.cuda_bindings"]
+    assert finding["remediation"]["commands"] == [line]

@@ -184,6 +184,14 @@ def reinstall_llvmlite() -> Remediation:
     )
 
 
+def install_cuda_bindings(line: str) -> Remediation:
+    return _R(
+        "Install the CUDA extra's packages for your driver (cuda-bindings, with nvJitLink, ptxas "
+        "and libdevice from NVIDIA's wheels):",
+        line,
+    )
+
+
 def install_toolchain(line: str) -> Remediation:
     return _R(
         "Install the pip CUDA toolchain matching your driver (nvJitLink makes cubins in-process), "

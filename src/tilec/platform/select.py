@@ -212,7 +212,9 @@ def plan_gpu(facts: Facts, index: int, policy: SupportPolicy | None = None) -> C
     if facts.toolchain.cuda_bindings == "":
         summary = "cuda-bindings is not installed: the CUDA backend loads kernels through it"
         return _fail(
-            "nvidia.cuda_bindings", summary, remedies.install_toolchain(install_line(facts, policy))
+            "nvidia.cuda_bindings",
+            summary,
+            remedies.install_cuda_bindings(install_line(facts, policy)),
         )
     if "nvptx64" not in facts.llvm.targets:
         summary = f"llvmlite {facts.llvm.llvmlite_version or '?'} has no NVPTX target registered"
