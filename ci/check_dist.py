@@ -1,11 +1,13 @@
 """Check what `python -m build` left in a dist folder before it is published: one sdist with
-the launcher's sources and no junk, one abi3 platform wheel with the launcher and py.typed.
+the launcher's sources and no junk, one abi3 platform wheel with the launcher and py.typed,
+tagged for a package index (manylinux/musllinux on Linux, not the plain linux tag).
 
     python ci/check_dist.py DIST_DIR
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import tarfile
 import zipfile
@@ -31,6 +33,11 @@ def check_sdist(path: Path) -> list[str]:
 def check_wheel(path: Path) -> list[str]:
     names = zipfile.ZipFile(path).namelist()
     problems = [] if "-abi3-" in path.name else [f"{path.name} is not an abi3 wheel"]
+    if re.search(r"-linux_[A-Za-z0-9_]+\.whl$", path.name):
+        problems.append(
+            f"{path.name} has the plain linux tag, which no package index accepts "
+            "(ci/repair_wheel.py gives it its manylinux tag)"
+        )
     if not any(n.startswith("tilec/_launcher") for n in names):
         problems.append(f"{path.name} has no tilec/_launcher*")
     if "tilec/py.typed" not in names:

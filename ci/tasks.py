@@ -71,13 +71,15 @@ def docs(args: Sequence[str]) -> None:
 
 
 def build(args: Sequence[str]) -> None:
-    """sdist + abi3 wheel into dist/, twine check, abi3audit (the launcher uses only the stable
+    """sdist + abi3 wheel into dist/, the Linux wheel repaired to its manylinux tag as
+    cibuildwheel does (auditwheel), twine check, abi3audit (the launcher uses only the stable
     ABI of its minimum CPython), then the packaging tests including the real builds (wheel
-    contents, pure fallback without a C compiler, fresh-venv install)."""
+    contents and tag, pure fallback without a C compiler, fresh-venv install)."""
     dist = ROOT / "dist"
     for old in dist.glob("tilec-*"):
         old.unlink()
     run(PY, "-m", "build", "--outdir", dist, *args)
+    run(PY, "ci/repair_wheel.py", dist)
     run(PY, "-m", "twine", "check", "--strict", *sorted(dist.glob("tilec-*")))
     run(PY, "ci/check_dist.py", dist)
     run(PY, "-m", "abi3audit", "--strict", "--report", *sorted(dist.glob("tilec-*.whl")))
