@@ -347,9 +347,15 @@ def _wrapping_neg_cases() -> list[Case]:
             return b.cast(b.binary(O.BinaryKind.ADD, p, p), TileType((BLOCK,), wide))
 
         doubled = tuple(((2 * x - lo) % (1 << t.bits)) + lo for x in xs)
-        out.append(Case(f"neg_{t}_to_{wide}", fn, t, wide, (xs,), want, _narrow_arith("neg|sub")))
+        negate = _narrow_arith("not|neg|sub") if t.bits != 16 else _no_neg_s16
+        out.append(Case(f"neg_{t}_to_{wide}", fn, t, wide, (xs,), want, negate))
         out.append(Case(f"twice_{t}_to_{wide}", twice, t, wide, (xs,), doubled, _narrow_arith("add|shl")))
     return out
+
+
+def _no_neg_s16(ptx: str) -> bool:
+    """ptxas widens ``neg.s16`` of -32768 to +32768: the negation is spelled not + add."""
+    return "neg.s16" not in ptx and bool(re.search(r"not\.b16\s+(%rs\d+), %rs\d+;\s+add\.s16\s+\1, \1, 1;", ptx))
 
 
 def _narrow_arith(ops: str) -> Callable[[str], bool]:

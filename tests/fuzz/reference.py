@@ -35,8 +35,8 @@ class Expect:
     ulps: int = 0  # allowed distance in ulps of the output type
     atol: np.ndarray | None = None  # allowed absolute error per lane (float sums and scans)
     # what CUDA may differ from the CPU beyond that, per lane (docs/language/semantics.md): fp32
-    # exp is ex2.approx(x·log2 e) as in Triton, whose product's rounding costs up to |x|·2**-24
-    # relative; fp32 log/log2 use lg2.approx, with an absolute bound
+    # exp (and sigmoid through it) is ex2.approx(x·log2 e) as in Triton, whose product's rounding
+    # costs up to |x|·2**-24 relative; fp32 log/log2 use lg2.approx, with an absolute bound
     gpu_atol: np.ndarray | None = None
 
 
@@ -120,7 +120,7 @@ class Evaluator:
             if n.attr[0] == "fma" and n.dtype == D.F64:
                 self.ulps = 0
             out = math_fn(n.attr[0], [x for x, _ in args], n.dtype)
-            if n.attr[0] == "exp" and n.dtype == D.F32:
+            if n.attr[0] in ("exp", "sigmoid") and n.dtype == D.F32:
                 x = np.abs(args[0][0].astype(np.float64))
                 with np.errstate(invalid="ignore"):
                     self.gpu_atol = np.abs(out.astype(np.float64)) * x * 2.0**-24

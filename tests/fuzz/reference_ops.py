@@ -147,7 +147,13 @@ def math_fn(fn: str, args: list[np.ndarray], t: DType) -> np.ndarray:
         elif fn == "erf":
             r = np.array([math.erf(v) for v in x.reshape(-1)]).reshape(x.shape)
         elif fn == "sigmoid":
-            r = 1.0 / (1.0 + np.exp(-x))
+            # Triton's formula 1 / (1 + exp(-x)) in the computation type: where exp(-x)
+            # overflows it (x below about -88.7 in fp32) the result is 0, not a subnormal
+            e = np.exp(-x)
+            if t != D.F64:
+                top = 65504.0 if t == D.F16 else float(np.finfo(np.float32).max)
+                e = np.where(e > top, np.inf, e)
+            r = 1.0 / (1.0 + e)
         elif fn == "rsqrt":
             r = 1.0 / np.sqrt(x)
         else:

@@ -125,6 +125,17 @@ def _link_libdevice(  # type: ignore[no-untyped-def]
             fn.linkage = llvm.Linkage.internal
 
 
+# ptxas (CUDA 12 and 13, sm_90a) negates a 16-bit register in 32 bits and then takes the result
+# as already sign-extended: ``neg.s16`` (or ``sub.s16 d, 0, s``) of -32768 followed by
+# ``cvt.s32.s16`` reads +32768. The same negation spelled ``not`` + ``add`` widens correctly
+# (tests/backends/test_element_semantics.py, neg_i16_to_*).
+_NEG_S16 = re.compile(r"\bneg\.s16(\s+)(%rs\d+), (%rs\d+);")
+
+
+def _ptxas_safe(ptx: str) -> str:
+    return _NEG_S16.sub(r"not.b16\1\2, \3;\n\tadd.s16\1\2, \2, 1;", ptx)
+
+
 def to_ptx(
     llir: str, arch: str, ptx_version: int, kernel: str, libdevice: str | None = None
 ) -> tuple[str, str]:
@@ -148,4 +159,4 @@ def to_ptx(
         pto = llvm.create_pipeline_tuning_options(speed_level=3)
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)
-        return str(mod), tm.emit_assembly(mod)
+        return str(mod), _ptxas_safe(tm.emit_assembly(mod))
