@@ -42,7 +42,7 @@ class ArchSupport:
     llvm_min_ptx: int  # LLVM 22's default (lowest) PTX ISA for the target
     cuda_min: str  # first CUDA toolkit whose ptxas/nvJitLink knows the arch
     cuda_max_major: int  # last CUDA major that still compiles for it (0 = no end yet)
-    driver_cuda: str  # the first CUDA release whose driver runs this GPU (its floor: driver_by_cuda)
+    driver_cuda: str  # first CUDA release whose driver runs this GPU (floor: driver_by_cuda)
     driver_branch_max: int = 0  # the last driver branch that runs it (0 = no end announced)
     variants: tuple[tuple[str, int], ...] = ()  # other names `--target` accepts, with their PTX
     jetson: bool = False
