@@ -270,6 +270,33 @@ def _f2i_cases() -> list[Case]:
     return out
 
 
+U64_VALUES = (2**64 - 1, 2**63, 2**63 + 1, 2**63 + 2**39 + 1, 2**63 + 2**40, 2**63 + 2**10 + 1,
+              2**53 + 1, 1, 0, 2**64 - 2**40)  # fmt: skip
+
+
+def _u64_to_float_cases() -> list[Case]:
+    """u64 → float is correctly rounded from 2**63 on, also for a signed int widened to u64
+    first (LLVM's SLP vectorizer once turned that into a conversion of the 32-bit value)."""
+    f32 = (24, -126, 127)
+    out = []
+    for dst, fmt in ((T.float32, f32), (T.float64, (53, -1022, 1023))):
+        out.append(Case(
+            f"cast_uint64_{dst}",
+            lambda b, p, d=dst: b.cast(p, TileType((BLOCK,), d)),
+            T.uint64, dst, (U64_VALUES,), tuple(_round_binary(v, *fmt) for v in U64_VALUES),
+            lambda ptx: bool(re.search(r"cvt\.rn\.f(32|64)\.[su]64", ptx)),
+        ))  # fmt: skip
+    xs = (-5, -1, -(2**31), 2**31 - 1, 0, 7)
+
+    def via_u64(b: Any, p: Any) -> Any:
+        return b.cast(b.cast(p, TileType((BLOCK,), T.uint64)), TileType((BLOCK,), T.float32))
+
+    want = tuple(_round_binary(x % 2**64, *f32) for x in xs)
+    out.append(Case("cast_int32_uint64_float32", via_u64, T.int32, T.float32, (xs,), want,
+                    lambda ptx: "cvt.s64.s32" in ptx or "cvt.rn.f32.s32" in ptx))  # fmt: skip
+    return out
+
+
 MINMAX_PAIRS = [(math.nan, 1.0), (1.0, math.nan), (math.nan, math.nan), (0.0, -0.0), (-0.0, 0.0),
                 (-0.0, -0.0), (1.0, 2.0), (-math.inf, math.nan), (3.0, -1.0), (math.inf, 1.0)]  # fmt: skip
 
@@ -486,6 +513,7 @@ CASES = {
         *_minmax_cases(),
         *_neg_cases(),
         *_wrapping_neg_cases(),
+        *_u64_to_float_cases(),
         *_cast_cases(),
         *_fmod_cases(),
     )

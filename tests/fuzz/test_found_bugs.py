@@ -235,3 +235,18 @@ def test_load_mask_still_widens_the_pointers() -> None:
     out = np.full(8, 7, np.int32)
     _load_mask_widens_pointers[(1,)](np.array([4, 9], np.int32), out)
     assert out.tolist() == [4, 9, 4, 9, 4, 9, -1, -1]
+
+
+@tilec.jit
+def _int32_via_uint64_to_fp32(x_ptr, out_ptr):
+    v = tl.load(x_ptr) - tl.arange(0, 4)  # a scalar spread over a small vector
+    tl.store(out_ptr + tl.arange(0, 4), v.to(tl.uint64).to(tl.float32))
+
+
+def test_a_negative_int32_widened_to_uint64_converts_as_the_uint64() -> None:
+    # -5 widens to 2**64 - 5 (sign extension), about 1.8e19 as fp32; LLVM's SLP vectorizer
+    # turned uitofp(sext i32) into a conversion of the 32-bit value (4.29e9) (seed 81, kernel 1331)
+    out = np.full(4, np.nan, np.float32)
+    _int32_via_uint64_to_fp32[(1,)](np.array([-5], np.int32), out)
+    want = [float(np.float32(float(2**64 - k))) for k in (5, 6, 7, 8)]
+    assert out.tolist() == want

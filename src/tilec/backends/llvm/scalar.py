@@ -158,7 +158,18 @@ def int_to_float(b: ir.IRBuilder, x: ir.Value, signed: bool, dst: ScalarType) ->
     (exact for every integer fp16 can hold, so one rounding), fp64 for fp64 and bf16 (exact up
     to 32-bit integers; rounding fp64 → bf16 goes through :func:`f64_to_f32_odd`)."""
     wide = T.f64 if dst.name in ("fp64", "bf16") else T.f32
-    return b.sitofp(x, wide) if signed else b.uitofp(x, wide)
+    if signed:
+        return b.sitofp(x, wide)
+    if x.type.width < 64:
+        return b.uitofp(x, wide)
+    # u64 without uitofp: LLVM 22's SLP vectorizer narrows uitofp(sext i32 -> i64) to uitofp
+    # of the i32, reading -5 as 2**32 - 5. From 2**63 on, halve with the lost bit kept sticky
+    # (x >> 1 | x & 1): one rounding, then an exact doubling.
+    one = ir.Constant(x.type, 1)
+    half = b.or_(b.lshr(x, one), b.and_(x, one))
+    doubled = b.sitofp(half, wide)
+    big = b.fadd(doubled, doubled)
+    return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), big, b.sitofp(x, wide))
 
 
 # -- narrowing float conversions, exact to the bit -------------------------------------------
