@@ -27,9 +27,15 @@ def shr_number_kernel(y_ptr, out_ptr, LHS: tl.constexpr, BLOCK: tl.constexpr):
 
 
 CASES = [  # x, y, the promoted (result) type
-    ("int8", "uint8", "uint8"), ("int8", "uint32", "uint32"), ("int16", "uint16", "uint16"),
-    ("int32", "uint32", "uint32"), ("int32", "uint64", "uint64"), ("int64", "uint64", "uint64"),
-    ("uint8", "int8", "uint8"), ("uint16", "int32", "int32"), ("int16", "int8", "int16"),
+    ("int8", "uint8", "uint8"),
+    ("int8", "uint32", "uint32"),
+    ("int16", "uint16", "uint16"),
+    ("int32", "uint32", "uint32"),
+    ("int32", "uint64", "uint64"),
+    ("int64", "uint64", "uint64"),
+    ("uint8", "int8", "uint8"),
+    ("uint16", "int32", "int32"),
+    ("int16", "int8", "int16"),
     ("uint32", "uint32", "uint32"),
 ]
 

@@ -40,11 +40,12 @@ def _varargs_shape(shape: tuple[Any, ...], what: str) -> tuple[int, ...]:
     return shape_arg(tuple(shape), what)
 
 
-def dtype_arg(dtype: Any, what: str = "dtype") -> Element:
+def dtype_arg(dtype: Any, what: str = "dtype", *, any_fp8: bool = False) -> Element:
+    """A tl dtype argument; fp8 types only where the caller checks them itself (casts)."""
     dtype = unwrap(dtype)
     if not isinstance(dtype, (ScalarType, PointerType)):
         raise TileTypeError(f"{what} must be a tl dtype, got {S.describe(dtype)}")
-    return S.require_supported(dtype)
+    return dtype if any_fp8 else S.require_supported(dtype)
 
 
 def tensor_arg(ctx: Any, x: Any, what: str = "input") -> Tensor:
@@ -124,7 +125,7 @@ def cast(
 ) -> Tensor:
     """``input`` converted to ``dtype`` (or reinterpreted when ``bitcast``)."""
     x = tensor_arg(ctx, input)
-    dt = dtype_arg(dtype)
+    dt = dtype_arg(dtype, any_fp8=True)
     if unwrap(bitcast):
         return S.bitcast(ctx.b, x, dt)
     return S.cast(ctx.b, x, dt, unwrap(fp_downcast_rounding))

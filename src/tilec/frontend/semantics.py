@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import TileTypeError, UnsupportedFeature
 from ..ir import types as T
 from ..ir.builder import Builder
+from ..ir.ops import BitcastOp
 from ..ir.types import (
     UNSUPPORTED_TYPES,
     Element,
@@ -22,6 +23,7 @@ from ..ir.types import (
     Type,
     with_element,
 )
+from . import fp8
 from .values import Tensor, unwrap
 
 Number = (bool, int, float)
@@ -116,10 +118,13 @@ def require_supported(dtype: Element) -> Element:
 
 def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> Tensor:
     """``x.to(dtype)``: value conversion, keeping the shape."""
-    require_supported(dtype)
     src = x.dtype
     if src == dtype:
         return x
+    if src in fp8.FORMATS:  # decoded here: backends never compute with fp8
+        return cast(b, fp8.decode(b, fp8.bits_of(b, x), fp8.FORMATS[src]), dtype, rounding)
+    require_supported(dtype)
+    require_supported(src)
     narrowing = (
         isinstance(src, ScalarType)
         and isinstance(dtype, ScalarType)
@@ -143,10 +148,16 @@ def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> 
 
 
 def bitcast(b: Builder, x: Tensor, dtype: Element) -> Tensor:
-    require_supported(dtype)
+    """``x.to(dtype, bitcast=True)``; a bitcast of a bitcast starts from the original bits, so
+    fp8 patterns (uint8 -> fp8 -> uint8) never leave the frontend."""
+    if dtype not in fp8.FORMATS:
+        require_supported(dtype)
     src = x.dtype
     if src == dtype:
         return x
+    inner = x.value.defining_op
+    if isinstance(inner, BitcastOp):
+        return bitcast(b, Tensor(inner.operands[0]), dtype)
     if isinstance(src, PointerType) or isinstance(dtype, PointerType):
         return cast(b, x, dtype)
     if src.primitive_bitwidth != dtype.primitive_bitwidth:

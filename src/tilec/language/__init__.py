@@ -10,6 +10,7 @@ from . import core, extra, math, random
 from .constexpr import constexpr
 from .core import *  # noqa: F403
 from .core import __all__ as _core_all
+from .dot_scaled import dot_scaled
 from .dtypes import dtype, pi32_t, str_to_ty
 from .random import (
     pair_uniform_to_normal,
@@ -51,7 +52,6 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 
 # Triton names tilec does not implement: using one in a kernel is a clear compile error.
 _UNSUPPORTED = {
-    "dot_scaled": "tl.dot_scaled (microscaled fp8/fp4 dot)",
     "inline_asm_elementwise": "tl.inline_asm_elementwise (inline PTX)",
     "map_elementwise": "tl.map_elementwise",
 }
@@ -68,7 +68,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     *_core_all,  # builtins and every dtype
     "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "block_type", "bool_", "cdiv", "constexpr",
-    "cumprod", "cumsum", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
+    "cumprod", "cumsum", "dot_scaled", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
     "min", "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
     "swizzle2d", "topk", "uint_to_uniform_float", "xor_sum", "zeros_like", "pi32_t",
