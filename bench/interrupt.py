@@ -22,7 +22,7 @@ import numpy as np
 import tilec
 import tilec.language as tl
 from tilec import config
-from tilec.runtime import launcher
+from tilec.backends import launcher
 
 
 @tilec.jit

@@ -105,7 +105,7 @@ def _sync(device: str) -> Callable[[], None]:
 
 def _native_floor(kernel: Any, values: tuple[Any, ...], device: str) -> Callable[[], Any]:
     """The launcher alone: one native call with arguments already packed."""
-    from tilec.runtime import launcher
+    from tilec.backends import launcher
 
     if device == "cpu":
         buf, args, status = kernel._new_buffer()
@@ -217,7 +217,7 @@ def first_call(device: str) -> dict[str, Any]:
 
 
 def _machine() -> dict[str, Any]:
-    from tilec.runtime import launcher
+    from tilec.backends import launcher
 
     return {
         "platform": platform.platform(),

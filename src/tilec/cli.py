@@ -22,7 +22,7 @@ def _doctor(ns: argparse.Namespace) -> int:
 
 
 def _compile(ns: argparse.Namespace) -> int:
-    from .runtime import compile_cli
+    from . import compile_cli
 
     return compile_cli.main(ns)
 

@@ -108,7 +108,7 @@ def test_an_installed_tilec_carries_the_launcher_and_py_typed():
         pytest.skip("tilec is imported from the source tree, not an installed wheel")
     assert (package / "py.typed").is_file()
     built = list(package.glob("_launcher*"))
-    from tilec.runtime import launcher
+    from tilec.backends import launcher
 
     # A wheel built without a C compiler is pure on purpose; then the launcher says why.
     assert built or "not available" in launcher.status().reason

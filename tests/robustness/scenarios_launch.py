@@ -267,8 +267,8 @@ def faults_from_threads(rounds: str) -> None:
     """Kernels that read wild addresses, launched from several Python threads on multi-threaded
     grids (pool and spawned threads) next to correct kernels: every faulting launch is a
     LaunchError, every correct one gives its result, and the process lives on."""
+    from tilec.backends import launcher
     from tilec.errors import LaunchError
-    from tilec.runtime import launcher
 
     if not launcher.status().native:
         return  # only the native launcher traps faults (the ctypes fallback says so)

@@ -71,7 +71,7 @@ import numpy as np
 sys.path.insert(0, {runtime_tests!r})
 from _launcher_llvm import jit
 from tilec.errors import LaunchError
-from tilec.runtime import launcher
+from tilec.backends import launcher
 
 assert launcher.status().native
 kernel = jit({ir!r})
@@ -172,8 +172,8 @@ def test_fallback_turns_a_fault_reported_by_ctypes_in_a_worker_into_a_launch_err
 
     import numpy as np
 
+    from tilec.backends.fallback_grid import GridRun
     from tilec.errors import LaunchError
-    from tilec.runtime.fallback_grid import GridRun
 
     me, ran = threading.get_ident(), []
 

@@ -35,7 +35,7 @@ def launch(cache_dir: str) -> dict:
     fake_backend.install(mp)
     fake_backend.PROGRAMS["scale"] = _program
     x = np.arange(16, dtype=np.float32)
-    with config.override(cache_dir=Path(cache_dir)):
+    with config.override(cache_dir=Path(cache_dir), backend=fake_backend.NAME):
         tilec.jit(scale)[(1,)](x, 16, FACTOR=2)
     return {"compiles": fake_backend.STATS.compiles, "ok": bool((x == 2 * np.arange(16)).all())}
 

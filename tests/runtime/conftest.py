@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tilec import config
-from tilec.runtime import launcher
+from tilec.backends import launcher
 
 from . import fake_backend
 
@@ -28,7 +28,7 @@ def native_launcher(private_cache):
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    """The fake CPU backend with a private cache directory."""
+    """The fake backend, chosen for every launch, with a private cache directory."""
     fake_backend.install(monkeypatch)
-    with config.override(cache_dir=tmp_path / "cache", backend=None):
+    with config.override(cache_dir=tmp_path / "cache", backend=fake_backend.NAME):
         yield fake_backend

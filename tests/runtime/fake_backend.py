@@ -1,17 +1,29 @@
-"""A fake backend for runtime tests: kernels are Python functions run per program through a
-ctypes callback that has the CPU kernel ABI, so the real launcher, packing and status block are
-exercised without the frontend or LLVM."""
+"""The fake backend: a third backend, registered through the backend protocol alone.
+
+Its kernels are Python functions run per program through a ctypes callback that has the CPU
+kernel ABI, so the real launcher, packing and status block are exercised without the frontend
+or LLVM. It plugs in with one ``registry.register`` line and is chosen with ``backend="fake"``
+(the ``fake`` fixture sets TILEC_BACKEND's setting to it); nothing outside this file names it."""
 
 from __future__ import annotations
 
 import ctypes
 import struct
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
-from tilec.backends.artifacts import AssertInfo, CompiledKernel, KernelMetadata
-from tilec.backends.target import Target
+from tilec.backends import registry
+from tilec.backends.base import (
+    AssertInfo,
+    CompiledKernel,
+    GPUTarget,
+    KernelMetadata,
+    Stage,
+    Target,
+)
+from tilec.backends.cpu.launch import CpuLauncher
+from tilec.backends.cpu.timing import time_calls
+from tilec.errors import UnsupportedFeature, UsageError
 from tilec.ir import types as ir
 from tilec.ir.argspec import ArgKind
 
@@ -64,9 +76,12 @@ def _unpack(spec, slot: int) -> Any:
     return slot
 
 
+NAME = "fake"
+
+
 class FakeCompiler:
     def stages(self):
-        return ()
+        return (Stage.TIR, Stage.LLIR)
 
     def compile(self, module, target, options):
         STATS.compiles += 1
@@ -104,51 +119,72 @@ class Loaded:
 
 
 class FakeDriver:
+    """A host device: arrays in host memory, programs run by the CPU kernel ABI's launcher."""
+
+    name = NAME
+    memory = "cpu"  # host arrays
+    torch_device = "cpu"
+
     def is_available(self):
         return True
 
     def current_target(self):
-        return Target("cpu", "fake-cpu", triple="fake")
+        return Target(NAME, "fake-cpu", triple="fake")
+
+    def target_for(self, arch):
+        raise UsageError(f"the {NAME} backend has one target")
+
+    def gpu_target(self):
+        return GPUTarget(NAME, "fake-cpu", 1)
 
     def load(self, compiled):
         STATS.loads += 1
         return Loaded(compiled)
 
+    def launcher(self, compiled, loaded, params):
+        return CpuLauncher(compiled, loaded, params)
 
-@dataclass(frozen=True)
-class Backend:
-    name: str
-    compiler: Any
-    driver: Any
+    def device_properties(self, device=0):
+        return {"multiprocessor_count": 1, "max_shared_mem": 1 << 20, "max_num_regs": 1024,
+                "warpSize": 1, "sm_clock_rate": 0, "mem_clock_rate": 0, "mem_bus_width": 0}  # fmt: skip
+
+    def benchmarker(self, graph=False):
+        if graph:
+            raise UnsupportedFeature(f"the {NAME} backend has no graphs")
+        return time_calls
+
+    def current_device(self):
+        return 0
+
+    def set_current_device(self, device):
+        if device != 0:
+            raise UsageError(f"the {NAME} backend has one device")
+
+    def current_stream(self, device=None):
+        return 0
+
+    def active_torch_device(self, torch):
+        return torch.device("cpu")
+
+    def empty_cache_for_benchmark(self):
+        return bytearray(1 << 20)
+
+    def clear_cache(self, cache):
+        cache[:] = bytes(len(cache))
 
 
-FAKE = Backend("cpu", FakeCompiler(), FakeDriver())
+def register() -> None:
+    """Plug the backend in (once per process: the registry is append-only)."""
+    if NAME not in registry.BACKENDS:
+        registry.register(NAME, registry.Entry(__name__, "FakeCompiler", "FakeDriver", "cpu"))
 
 
 def install(monkeypatch) -> None:
-    """Route the runtime to the fake backend (cpu only) for one test."""
-    import importlib
-    import sys
-
+    """Register the fake backend and give the runtime its stand-in frontend for one test;
+    launches choose it with ``config.override(backend="fake")`` or ``backend="fake"``."""
     from tilec.runtime import compiler, jit
 
-    try:
-        registry = importlib.import_module("tilec.backends.registry")
-    except ImportError:
-        registry = types.ModuleType("tilec.backends.registry")
-        monkeypatch.setitem(sys.modules, "tilec.backends.registry", registry)
-        import tilec.backends
-
-        monkeypatch.setattr(tilec.backends, "registry", registry, raising=False)
-
-    def get(kind: str):
-        if kind != "cpu":
-            from tilec.errors import PlatformError
-
-            raise PlatformError(f"fake registry has no {kind!r} backend")
-        return FAKE
-
-    monkeypatch.setattr(registry, "get", get, raising=False)
+    register()
     monkeypatch.setattr(compiler, "build_ir", build_ir)
     monkeypatch.setattr(jit, "_TARGETS", {})
     STATS.compiles = 0

@@ -36,7 +36,7 @@ def kernel_file(tmp_path):
 
 
 def _kernel(path):
-    from tilec.runtime.compile_cli import load_kernel
+    from tilec.compile_cli import load_kernel
 
     return load_kernel(f"{path}:scale")
 

@@ -1,4 +1,4 @@
-"""CudaKernel hands the launcher the right function, grid, block, shared memory, stream and
+"""CudaLauncher hands the launcher the right function, grid, block, shared memory, stream and
 runtime values (checked with a recording launcher, so no GPU is needed)."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from tilec.backends import launcher
 from tilec.backends.artifacts import CompiledKernel, KernelMetadata
+from tilec.backends.cuda.launch import CudaLauncher
 from tilec.backends.target import CompileOptions, Target
 from tilec.errors import UsageError
 from tilec.ir import types as ir
 from tilec.ir.argspec import ArgKind, ArgSpec, constexpr_arg, pointer_arg, scalar_arg
-from tilec.runtime import kernel as K
-from tilec.runtime import launcher
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def _kernel(specs):
     meta = KernelMetadata("k", "k", Target("cuda", "sm_90a"), CompileOptions(num_warps=8),
                           runtime, shared=2048)  # fmt: skip
     loaded = SimpleNamespace(handle=0xABC, function=None)
-    return K.CudaKernel(CompiledKernel(meta, {}), loaded, specs)
+    return CudaLauncher(CompiledKernel(meta, {}), loaded, specs)
 
 
 def test_launch_passes_runtime_values_only(recorded):

@@ -10,8 +10,8 @@ import pytest
 import tilec
 import tilec.language as tl
 from tilec import config
+from tilec.backends import dlpack_exchange
 from tilec.errors import UsageError
-from tilec.runtime import dlpack_exchange
 
 from .conftest import NEEDS_NATIVE
 

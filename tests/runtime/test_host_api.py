@@ -36,7 +36,7 @@ def test_do_bench_on_the_host_clock():
 
 
 def test_do_bench_cudagraph_needs_a_gpu():
-    driver.set_active(driver.CpuDriver())
+    driver.set_active(driver.ActiveDriver("cpu"))
     try:
         with pytest.raises(UnsupportedFeature, match="CUDA"):
             tilec.testing.do_bench_cudagraph(lambda: None)
@@ -135,7 +135,7 @@ def test_triton_style_names_resolve_in_a_fresh_process():
 
 
 def test_cpu_driver_benchmark_cache_helpers():
-    cpu = driver.CpuDriver()
+    cpu = driver.ActiveDriver("cpu")
     cache = cpu.get_empty_cache_for_benchmark()
     cache[:8] = 7
     cpu.clear_cache(cache)

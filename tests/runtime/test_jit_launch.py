@@ -145,4 +145,4 @@ def test_float_beyond_fp32_is_a_usage_error(fake):
 def test_compiled_kernel_repr_names_its_specialization(add):
     x, y, out = _inputs(16, np.random.default_rng())
     text = repr(add.warmup(x, y, out, 16, BLOCK=4))
-    assert text.startswith("<tilec kernel add_kernel on cpu:fake-cpu") and "BLOCK=4" in text
+    assert text.startswith("<tilec kernel add_kernel on fake:fake-cpu") and "BLOCK=4" in text

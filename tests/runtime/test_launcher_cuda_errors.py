@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from tilec import config
+from tilec.backends import launcher
 from tilec.errors import LaunchError
-from tilec.runtime import launcher
 
 needs_native = pytest.mark.skipif(
     importlib.util.find_spec("tilec._launcher") is None, reason="tilec._launcher is not built"

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tilec import config
+from tilec.backends import launcher
 from tilec.errors import LaunchError
-from tilec.runtime import launcher
 
 pytestmark = pytest.mark.gpu
 

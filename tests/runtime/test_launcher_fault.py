@@ -76,7 +76,7 @@ import numpy as np
 sys.path.insert(0, {here!r})
 from _launcher_llvm import jit
 from tilec.errors import LaunchError
-from tilec.runtime import launcher
+from tilec.backends import launcher
 
 kernel = jit({ir!r})
 valid = np.ones(1, np.int64)
@@ -200,7 +200,7 @@ def test_out_of_bounds_tilec_kernel_is_a_launch_error(tmp_path: Path) -> None:
 
 def test_the_fallback_says_it_does_not_trap_faults() -> None:
     from tilec import config
-    from tilec.runtime import launcher
+    from tilec.backends import launcher
 
     with config.override(disable_launcher=True):
         assert "ends the process" in launcher.status().reason

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tilec import config
+from tilec.backends import launcher
 from tilec.errors import LaunchError
-from tilec.runtime import launcher
 
 from ._launcher_llvm import GRID_KERNEL, jit
 

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from tilec import config
+from tilec.backends import launcher
 from tilec.errors import LaunchError
 from tilec.ir import types as T
-from tilec.runtime import launcher
 
 
 def test_hidden_native_launcher_uses_the_fallback_and_says_why():
@@ -22,7 +22,7 @@ def test_hidden_native_launcher_uses_the_fallback_and_says_why():
 
 
 def test_environment_variable_hides_it_in_a_fresh_process():
-    code = "from tilec.runtime import launcher; s = launcher.status(); print(s.native, s.reason)"
+    code = "from tilec.backends import launcher; s = launcher.status(); print(s.native, s.reason)"
     env = {"TILEC_DISABLE_LAUNCHER": "1", "PYTHONPATH": ":".join(sys.path)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

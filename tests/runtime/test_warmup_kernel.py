@@ -10,8 +10,9 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec import config
+from tilec.backends.cpu import occupancy
 from tilec.errors import UsageError
-from tilec.runtime import driver, occupancy
+from tilec.runtime import driver
 
 
 @triton.jit

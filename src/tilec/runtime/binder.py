@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import config
+from ..backends import dlpack_exchange, launcher
+from ..backends.base import normalize_grid
 from ..errors import TilecError, UsageError
 from . import numpy_struct, specialize
-from .kernel import normalize_grid
 
 Launch = Callable[..., Any]
 
@@ -213,8 +214,6 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
 def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> Any:
     """The native launcher's Dispatcher running the warm path of ``launch`` (the generated
     function above, which it falls back to) in C; None without the native launcher."""
-    from . import launcher
-
     native = launcher.native_module()
     if native is None:
         return None
@@ -264,8 +263,6 @@ def _torch_getters(torch: Any) -> tuple[Any, Any] | None:
 
 def _torch_exchange(torch: Any) -> tuple[Any, dict[int, Any]] | None:
     """torch's DLPack exchange capsule and dtype table (see dlpack_exchange), when it has one."""
-    from . import dlpack_exchange
-
     exchange = dlpack_exchange.torch_exchange(torch) if torch is not None else None
     return (exchange.capsule, exchange.dtypes) if exchange is not None else None
 

@@ -3,7 +3,7 @@
 A signature lists the kernel's parameters in order, Triton style: ``*fp32`` (a pointer),
 ``*fp32:16`` (16-byte aligned), ``i32`` / ``i32:16`` / ``i64`` / ``fp32`` (scalars), and for
 constexpr parameters a literal value or ``NAME=VALUE`` (``"*fp32:16, *fp32:16, i32, BLOCK=1024"``).
-Targets are ``cpu`` (this host) or ``cuda:sm_90a``-style names.
+Targets are a backend's name (this machine) or ``<backend>:<arch>`` names.
 """
 
 from __future__ import annotations
@@ -13,12 +13,14 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from .. import config
+from ..backends import registry
 from ..backends.artifacts import CompiledKernel
 from ..backends.target import Target
 from ..errors import UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
+from . import compiler
+from .launch_options import check_extern_libs, compile_options
 
 
 def _literal(text: str) -> Any:
@@ -88,23 +90,16 @@ def parse_signature(kernel: Any, signature: str | Mapping[str, str]) -> tuple[Ar
 
 
 def parse_target(text: str | Target | None) -> Target:
-    """``cpu`` (this host), ``cuda`` (this GPU) or ``cuda:sm_90a`` (any GPU, offline)."""
+    """``<backend>`` (this machine's device) or ``<backend>:<arch>`` (``cuda:sm_90a``: any GPU of
+    that architecture, offline); this host by default."""
     if isinstance(text, Target):
         return text
-    kind, _, arch = (text or "cpu").partition(":")
-    if kind not in ("cpu", "cuda"):
-        raise UsageError(f"unknown target {text!r}: use cpu, cuda or cuda:sm_XX")
-    if kind == "cpu" or not arch:
-        if kind == "cpu" and arch:
-            raise UsageError("the cpu target is always this host; cross targets are not supported")
-        from ..backends import registry
-
-        return registry.get(kind).driver.current_target()
-    from ..backends.cuda import ptx_version
-
-    return Target(
-        "cuda", arch, ptx_version=ptx_version.choose(arch, None, config.get().ptx_version)
-    )
+    kind, _, arch = (text or registry.HOST).partition(":")
+    if kind not in registry.names():
+        known = ", ".join(registry.names())
+        raise UsageError(f"unknown target {text!r}: use <backend> or <backend>:<arch> ({known})")
+    driver = registry.get(kind).driver
+    return driver.target_for(arch) if arch else driver.current_target()
 
 
 def compile(  # Triton's name
@@ -115,12 +110,9 @@ def compile(  # Triton's name
     **options: Any,
 ) -> CompiledKernel:
     """Compile ``kernel`` for ``signature`` on ``target`` (default: this host's CPU)."""
-    from .compiler import compile as compile_specs
-    from .launch_options import check_extern_libs, compile_options
-
     if not getattr(kernel, "__tilec_jit__", False):
         raise UsageError(f"tilec.compile expects a @tilec.jit kernel, got {type(kernel).__name__}")
     specs = parse_signature(kernel, signature)
     chosen, opts = parse_target(target), compile_options(options, kernel.debug)
     check_extern_libs(opts, chosen.kind)
-    return compile_specs(kernel, specs, chosen, opts)
+    return compiler.compile(kernel, specs, chosen, opts)

@@ -19,11 +19,13 @@ from typing import Any
 
 from .. import config
 from .._version import __version__
+from ..backends import registry
 from ..backends.artifacts import CompiledKernel, Stage
 from ..backends.target import CompileOptions, Target
 from ..errors import CacheError
 from ..ir.argspec import ArgSpec
 from ..ir.ops.func import ModuleOp
+from ..ir.printer import print_ir
 from .cache import KernelCache
 from .compiler_fingerprint import compiler_fingerprint
 from .fingerprint import fingerprint
@@ -79,8 +81,6 @@ def build_ir(
 def _compile_uncached(
     fn: Any, specs: Sequence[ArgSpec], target: Target, options: CompileOptions
 ) -> CompiledKernel:
-    from ..backends import registry
-    from ..ir.printer import print_ir
 
     module = build_ir(fn, specs, debug=options.debug or config.get().debug)
     # before the backend, which may rewrite the module (a test's stand-in module has no IR)

@@ -143,7 +143,7 @@ class DescriptorKernel(LaunchedKernel):
     """Flattens descriptor arguments, then launches the compiled wrapper."""
 
     def __init__(self, inner: LaunchedKernel, positions: Sequence[int]) -> None:
-        super().__init__(inner.compiled, inner.loaded, inner.params)
+        super().__init__(inner.compiled, inner.loaded, None, inner.params)
         self.inner = inner
         self.positions = frozenset(positions)
 

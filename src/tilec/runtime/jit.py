@@ -16,9 +16,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 from .. import config as _config
+from ..backends import registry
 from ..backends.target import Target
 from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
-from . import checked_kernel, descriptor_args, fingerprint, specialize
+from . import checked_kernel, compiler, descriptor_args, fingerprint, kernel, specialize
 from .binder import (
     MISSING,
     is_read_only,
@@ -28,7 +29,7 @@ from .binder import (
     read_only_error,
 )
 from .global_guard import GlobalGuard
-from .kernel import CpuKernel, CudaKernel, LaunchedKernel
+from .kernel import LaunchedKernel
 from .launch_options import check_extern_libs, compile_options, hashable_options
 from .reinterpret import TensorWrapper, reinterpret, type_canonicalisation_dict  # noqa: F401
 
@@ -42,16 +43,6 @@ def _target(kind: str, backend: Any) -> Target:
     if target is None:
         target = _TARGETS[kind] = backend.driver.current_target()
     return target
-
-
-def _default_device() -> str:
-    """Where a kernel without array arguments runs: the GPU when one is usable, else the CPU."""
-    from ..backends import registry
-
-    try:
-        return "cuda" if registry.get("cuda").driver.is_available() else "cpu"
-    except TilecError:
-        return "cpu"
 
 
 class _KernelBase:
@@ -87,8 +78,8 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         noinline: bool = False,
         backend: str | None = None,
     ) -> None:
-        if backend not in (None, "cpu", "cuda"):
-            raise UsageError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
+        if backend is not None:
+            registry.check_name(backend)
         self.params = parameters_of(fn, do_not_specialize)
         self.fn = fn
         if fn.__code__.co_filename.startswith("<"):  # decorated inside exec(text)?
@@ -314,37 +305,29 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
                 raise UsageError(f"{self.__name__}: {read_only_error(name)}")
 
     def _build(self, arg_keys: tuple[Any, ...], options: dict[str, Any]) -> LaunchedKernel:
-        from ..backends import registry
-        from . import compiler
-
         specs = tuple(
             specialize.spec_from_key(p.name, k, p.constexpr) for p, k in zip(self.params, arg_keys)
         )
-        cfg = _config.get()
-        forced = self.backend or cfg.backend or ("cpu" if cfg.interpret else None)
+        forced = self.backend or registry.forced()
         try:
             device = specialize.choose_device(self.arg_names, arg_keys, forced)
         except UsageError as exc:
             raise UsageError(f"{self.__name__}: {exc}") from None
-        device = device or _default_device()
+        device = device or registry.default()
         opts = compile_options(options, self.debug)
         check_extern_libs(opts, device)
         backend = registry.get(device)
         compiled = compiler.compile(self, specs, _target(device, backend), opts)
-        loaded = backend.driver.load(compiled)
-        kind = CpuKernel if device == "cpu" else CudaKernel
-        if compiled.metadata.bounds is not None:
-            kind = checked_kernel.checked_kind(device)  # type: ignore[assignment]
-            if not self._checked_kernels:
-                self._checked_kernels = True
-                self._reset_bind()
-        kernel = kind(compiled, loaded, specs)
-        if len(compiled.metadata.params) != len(kernel._pick):
+        built = kernel.build(backend, compiled, specs)
+        if compiled.metadata.bounds is not None and not self._checked_kernels:
+            self._checked_kernels = True
+            self._reset_bind()
+        if len(compiled.metadata.params) != len(built._pick):
             raise LaunchError(
                 f"{self.__name__}: compiled kernel takes {len(compiled.metadata.params)} "
-                f"arguments, the specialization passes {len(kernel._pick)}"
+                f"arguments, the specialization passes {len(built._pick)}"
             )
-        return kernel
+        return built
 
 
 _LIVE: weakref.WeakSet[JITFunction] = weakref.WeakSet()
@@ -357,8 +340,8 @@ def _kernel_name(kernel: JITFunction) -> str:
 
 def _rebuild_launches() -> None:
     """torch was imported after some kernels built their launch code: give them its fast path."""
-    for kernel in list(_LIVE):
-        kernel._rebuild_launch()
+    for jit_function in list(_LIVE):
+        jit_function._rebuild_launch()
 
 
 specialize.TORCH_SEEN_HOOKS.append(_rebuild_launches)
@@ -389,7 +372,7 @@ def jit(
 ) -> JITFunction | Callable[[Callable[..., Any]], JITFunction]:
     """Decorate a kernel: ``@tilec.jit`` or ``@tilec.jit(do_not_specialize=["n"], debug=True)``.
 
-    ``backend="cpu"`` / ``"cuda"`` pins the backend; Triton's ``repr``, ``launch_metadata`` and
+    ``backend=`` (a registered backend's name) pins the backend; Triton's ``repr``, ``launch_metadata`` and
     ``do_not_specialize_on_alignment`` (host-side profiling hooks) are accepted and ignored.
     """
     allowed = {"repr", "launch_metadata", "do_not_specialize_on_alignment", "version"}

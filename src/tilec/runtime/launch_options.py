@@ -15,6 +15,7 @@ from dataclasses import fields
 from typing import Any
 
 from .. import config
+from ..backends import registry
 from ..backends.target import CompileOptions
 from ..errors import UnsupportedFeature, UsageError
 
@@ -34,7 +35,6 @@ IGNORED_OPTIONS = frozenset({
     "max_num_imprecise_acc_default", "num_buffers_warp_spec", "num_consumer_groups",
     "reg_dec_producer", "reg_inc_consumer",
 })  # fmt: skip
-EXTERN_LIBRARIES = {"cuda": frozenset({"libdevice"})}
 
 
 def _hashable(name: str, value: Any) -> Any:
@@ -86,9 +86,9 @@ def _extern_libs(value: Any) -> tuple[tuple[str, str], ...]:
 
 def check_extern_libs(options: CompileOptions, device: str) -> None:
     """On a backend that links external libraries, every named one must be known and exist;
-    elsewhere (the CPU calls the host's math library) they are ignored."""
+    elsewhere they are ignored (registry.Entry.extern_libraries)."""
     libs = dict(options.extra).get("extern_libs", ())
-    known = EXTERN_LIBRARIES.get(device)
+    known = registry.extern_libraries(device)
     if known is None:
         return
     for name, path in libs:  # type: ignore[attr-defined]

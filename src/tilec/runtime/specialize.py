@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..backends import registry
 from ..errors import TilecError, UnsupportedFeature, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
@@ -328,22 +329,23 @@ def devices_of(names: Sequence[str], keys: Sequence[Any]) -> dict[str, list[str]
 
 
 def choose_device(names: Sequence[str], keys: Sequence[Any], forced: str | None) -> str | None:
-    """The backend kind the arguments live on; ``None`` when no array says (scalars only).
+    """The backend for the device the arguments live on; ``None`` when no array says
+    (scalars only).
 
-    ``forced`` (TILEC_BACKEND or an explicit ``backend=``) must agree with the arrays' device:
-    a CPU kernel cannot read device memory, nor a GPU kernel host memory.
+    ``forced`` (TILEC_BACKEND or an explicit ``backend=``) must read the arrays' memory:
+    a host kernel cannot read device memory, nor a device kernel host memory.
     """
     found = devices_of(names, keys)
     if len(found) > 1:
         where = "; ".join(f"{dev}: {', '.join(args)}" for dev, args in sorted(found.items()))
         raise UsageError(f"kernel arguments live on different devices ({where})")
     device = next(iter(found), None)
-    if forced is not None and device is not None and forced != device:
+    if forced is not None and device is not None and registry.memory(forced) != device:
         args = ", ".join(found[device])
         raise UsageError(
             f"the {forced!r} backend was requested but arguments {args} live on {device!r}"
         )
-    return forced or device
+    return forced or (registry.for_memory(device) if device is not None else None)
 
 
 def specialize_keys(

@@ -1,19 +1,19 @@
 """Triton's ``triton.testing`` under tilec: do_bench, do_bench_cudagraph, assert_close.
 
-``do_bench`` times with the host clock on the CPU backend and with CUDA events (through
-cuda-bindings, on torch's current stream when torch is in use) on the GPU, flushing the L2
-cache between runs as Triton does. perf_report / Benchmark live in ``tilec.runtime.benchmark``.
+``do_bench`` times with the benchmarker of the backend's driver (the host clock, or device
+events with the cache flushed between runs as Triton does). perf_report / Benchmark live in
+``tilec.runtime.benchmark``.
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import UnsupportedFeature, UsageError
+from ..backends import registry
+from ..errors import UsageError
+from . import driver
 
 _RETURN_MODES = ("min", "max", "mean", "median", "all")
 
@@ -46,17 +46,9 @@ def _quantile(ordered: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def _clear_grads(grad_to_none: Sequence[Any] | None) -> None:
-    for x in grad_to_none or ():
-        x.grad = None
-
-
-def _device_kind(device: str | None) -> str:
-    if device is not None:
-        return device
-    from . import driver
-
-    return str(driver.active.get_current_target().backend)
+def _driver(device: str | None) -> Any:
+    """The driver of backend ``device``, by default the active driver's."""
+    return registry.get(device or driver.active.backend).driver
 
 
 def do_bench(
@@ -71,37 +63,10 @@ def do_bench(
 ) -> float | list[float]:
     """Milliseconds per call of ``fn``: ``warmup`` ms of warm-up, then about ``rep`` ms timed.
 
-    ``device`` ("cpu" / "cuda") picks the clock; by default the active driver's backend.
+    ``device`` (a backend name) picks the clock; by default the active driver's backend.
     """
-    kind = _device_kind(device)
-    if kind == "cuda":
-        from . import cuda_timing
-
-        times = cuda_timing.time_calls(fn, warmup, rep, grad_to_none)
-    else:
-        times = _time_host(fn, warmup, rep, grad_to_none)
+    times = _driver(device).benchmarker()(fn, warmup, rep, grad_to_none)
     return _summarize(times, quantiles, return_mode)
-
-
-def _time_host(
-    fn: Callable[[], Any], warmup: float, rep: float, grad_to_none: Sequence[Any] | None
-) -> list[float]:
-    fn()  # compile and load outside the timing
-    start = time.perf_counter()
-    calls = 0
-    while calls < 5 or time.perf_counter() - start < 1e-3:
-        fn()
-        calls += 1
-    estimate = max((time.perf_counter() - start) * 1e3 / calls, 1e-6)
-    for _ in range(max(1, int(warmup / estimate))):
-        fn()
-    times = []
-    for _ in range(max(1, min(int(rep / estimate), 1_000_000))):
-        _clear_grads(grad_to_none)
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return times
 
 
 def do_bench_cudagraph(
@@ -111,17 +76,9 @@ def do_bench_cudagraph(
     quantiles: Sequence[float] | None = None,
     return_mode: str = "mean",
 ) -> float | list[float]:
-    """Time ``fn`` replayed from a CUDA graph (captured with torch, as in Triton)."""
-    if _device_kind(None) != "cuda":
-        raise UnsupportedFeature("do_bench_cudagraph needs a CUDA device; use do_bench on the CPU")
-    torch = sys.modules.get("torch")
-    if torch is None:
-        raise UnsupportedFeature(
-            "do_bench_cudagraph captures with torch.cuda.CUDAGraph: import torch"
-        )
-    from . import cuda_timing
-
-    times = cuda_timing.time_graph(torch, fn, rep, grad_to_none)
+    """Time ``fn`` replayed from a device graph (captured with torch, as in Triton); a backend
+    without graphs raises UnsupportedFeature."""
+    times = _driver(None).benchmarker(graph=True)(fn, 0, rep, grad_to_none)
     return _summarize(times, quantiles, return_mode)
 
 

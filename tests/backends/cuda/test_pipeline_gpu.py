@@ -159,7 +159,6 @@ def test_driver_jit_kernel_reports_the_loaded_register_count() -> None:
     from tilec.backends.cuda.compiler import CudaCompiler
     from tilec.backends.cuda.driver import CudaDriver
     from tilec.backends.target import CompileOptions
-    from tilec.runtime.kernel import CudaKernel
 
     driver = CudaDriver()
     sig = ("*fp32", "*fp32", "i32", "i32", "i32", "i32", 1024, 3)
@@ -168,6 +167,6 @@ def test_driver_jit_kernel_reports_the_loaded_register_count() -> None:
     compiled = CudaCompiler(assembler="none").compile(module, driver.current_target(), options)
     assert compiled.metadata.n_regs == 0  # nothing assembled it here
     loaded = driver.load(compiled)
-    kernel = CudaKernel(compiled, loaded, compiled.metadata.params)
-    assert kernel.n_regs == loaded.n_regs > 0
+    kernel = driver.launcher(compiled, loaded, compiled.metadata.params)
+    assert kernel.metadata.n_regs == loaded.n_regs > 0
     assert kernel.metadata.shared == compiled.metadata.shared > 0

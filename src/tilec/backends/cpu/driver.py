@@ -1,4 +1,5 @@
-"""CpuDriver: load a compiled object into this process (MCJIT) and hand out its entry address.
+"""CpuDriver: load a compiled object into this process (MCJIT) and hand out its entry address;
+launch it through launch.CpuLauncher; answer Triton's host questions for the host.
 
 Every undefined symbol of the object (printf, libm's long tail, libcalls code generation adds) is
 resolved through ctypes before linking, so a missing one is a clean LaunchError rather than LLVM's
@@ -9,18 +10,24 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import sys
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import llvmlite.binding as llvm
 
-from ...errors import LaunchError
+from ... import config
+from ...errors import LaunchError, UnsupportedFeature, UsageError
+from ...ir.argspec import ArgSpec
 from ..artifacts import CompiledKernel, Stage
+from ..base import Benchmarker, GPUTarget
 from ..llvm import forksafe, machine
 from ..target import Target
-from . import objfile
+from . import objfile, occupancy, timing
+from .launch import CpuLauncher
 
 _lock = threading.Lock()
 
@@ -77,7 +84,14 @@ class LoadedCpuKernel:
     engine: Any = field(repr=False)
 
 
+_FLUSH_BYTES = 64 << 20  # larger than any last-level cache
+
+
 class CpuDriver:
+    name = "cpu"
+    memory = "cpu"  # kernels read host memory
+    torch_device = "cpu"
+
     def is_available(self) -> bool:
         try:
             machine.host_cpu()
@@ -88,6 +102,62 @@ class CpuDriver:
     def current_target(self) -> Target:
         host = machine.host_cpu()
         return Target("cpu", host.name, host.features, host.triple)
+
+    def target_for(self, arch: str) -> Target:
+        raise UsageError("the cpu target is always this host; cross targets are not supported")
+
+    def gpu_target(self) -> GPUTarget:
+        return GPUTarget("cpu", self.current_target().arch, 1)
+
+    def launcher(
+        self, compiled: CompiledKernel, loaded: LoadedCpuKernel, params: Sequence[ArgSpec]
+    ) -> CpuLauncher:
+        return CpuLauncher(compiled, loaded, params)
+
+    def device_properties(self, device: int = 0) -> dict[str, Any]:
+        """Triton's property names with the CPU meanings of occupancy.py: a multiprocessor is
+        a worker thread, ``max_shared_mem`` the stack each program's tile buffers live on and
+        ``max_num_regs`` a core's SIMD registers × Triton's largest num_warps (warpSize 1), so
+        ``max_num_regs // (n_regs * warpSize * num_warps)`` is at least one program per core."""
+        return {
+            "multiprocessor_count": config.get().num_threads or os.cpu_count() or 1,
+            "max_shared_mem": occupancy.PROGRAM_STACK_BYTES,
+            "max_num_regs": occupancy.max_num_regs(self.current_target()),
+            "warpSize": 1,
+            "sm_clock_rate": 0,
+            "mem_clock_rate": 0,
+            "mem_bus_width": 0,
+        }
+
+    def benchmarker(self, graph: bool = False) -> Benchmarker:
+        if graph:
+            raise UnsupportedFeature(
+                "do_bench_cudagraph needs a CUDA device; use do_bench on the CPU"
+            )
+        return timing.time_calls
+
+    # Triton's host API (runtime.driver.active): one device, no streams
+    def current_device(self) -> int:
+        return 0
+
+    def set_current_device(self, device: int) -> None:
+        if device != 0:
+            raise UsageError(f"the CPU backend has one device (0), not {device}")
+
+    def current_stream(self, device: int | None = None) -> int:
+        return 0
+
+    def active_torch_device(self, torch: Any) -> Any:
+        return torch.device("cpu")
+
+    def empty_cache_for_benchmark(self) -> Any:
+        """A buffer larger than the last-level cache; ``clear_cache`` writes it to evict."""
+        import numpy as np  # optional: only benchmarks flushing the cache need it
+
+        return np.empty(_FLUSH_BYTES, np.uint8)
+
+    def clear_cache(self, cache: Any) -> None:
+        cache.fill(0)
 
     def load(self, compiled: CompiledKernel) -> LoadedCpuKernel:
         obj = compiled.asm.get(Stage.OBJ.value)

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ... import config
-from ...errors import LaunchError, PlatformError
+from ...errors import LaunchError, PlatformError, UnsupportedFeature, UsageError
 from ...ir.argspec import ArgSpec
 from ...ir.types import PointerType, ScalarType
 from ...platform.target import target_for_cc
 from ..artifacts import CompiledKernel
+from ..base import Benchmarker, GPUTarget
 from ..llvm.types import f32_to_bf16_bits
 from ..target import Target
-from . import ptx_version
+from . import ptx_version, timing
+from .launch import CudaLauncher, torch_stream
 from .layout import WARP_SIZE
 
 
@@ -69,7 +73,31 @@ class LoadedKernel:
         launch(self, grid, args, stream)
 
 
+_ATTRIBUTES = {
+    "multiprocessor_count": "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT",
+    "max_shared_mem": "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+    "max_num_regs": "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK",
+    "warpSize": "CU_DEVICE_ATTRIBUTE_WARP_SIZE",
+    "sm_clock_rate": "CU_DEVICE_ATTRIBUTE_CLOCK_RATE",
+    "mem_clock_rate": "CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE",
+    "mem_bus_width": "CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH",
+}
+
+
+def _torch(what: str) -> Any:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        raise UsageError(f"{what} returns a torch object: import torch first")
+    return torch
+
+
 class CudaDriver:
+    """An NVIDIA GPU through the CUDA driver; devices and streams follow torch when imported."""
+
+    name = "cuda"
+    memory = "cuda"  # kernels read CUDA device memory
+    torch_device = "cuda"
+
     def is_available(self) -> bool:
         try:
             cu = _cu()
@@ -107,6 +135,68 @@ class CudaDriver:
         arch = arch_name(major, minor)
         requested = config.get().ptx_version  # TILEC_PTX_VERSION, validated like any other
         return Target("cuda", arch, ptx_version=ptx_version.choose(arch, version, requested))
+
+    def target_for(self, arch: str) -> Target:
+        """``arch`` (``sm_90a``) with the PTX version this tilec emits for it, offline."""
+        return Target(
+            "cuda", arch, ptx_version=ptx_version.choose(arch, None, config.get().ptx_version)
+        )
+
+    def gpu_target(self) -> GPUTarget:
+        arch = str(self.current_target().arch)  # "sm_90a"
+        digits = "".join(ch for ch in arch if ch.isdigit())
+        return GPUTarget("cuda", int(digits) if digits else arch, WARP_SIZE)
+
+    def launcher(
+        self, compiled: CompiledKernel, loaded: LoadedKernel, params: Sequence[ArgSpec]
+    ) -> CudaLauncher:
+        return CudaLauncher(compiled, loaded, params)
+
+    def device_properties(self, device: int = 0) -> dict[str, Any]:
+        """Triton's property names, read with cuDeviceGetAttribute."""
+        cu = _cu()
+        cu.cuInit(0)
+        err, dev = cu.cuDeviceGet(int(device))
+        if int(err) != 0:
+            raise PlatformError(f"CUDA device {device} is not available: {err!r}")
+        props: dict[str, Any] = {}
+        for name, attr in _ATTRIBUTES.items():
+            err, value = cu.cuDeviceGetAttribute(getattr(cu.CUdevice_attribute, attr), dev)
+            props[name] = int(value) if int(err) == 0 else 0
+        return props
+
+    def benchmarker(self, graph: bool = False) -> Benchmarker:
+        """CUDA events with the L2 flushed between runs, or a torch CUDA graph's replays."""
+        if not graph:
+            return timing.time_calls
+        torch = sys.modules.get("torch")
+        if torch is None:
+            raise UnsupportedFeature(
+                "do_bench_cudagraph captures with torch.cuda.CUDAGraph: import torch"
+            )
+        return lambda fn, warmup, rep, grad_to_none: timing.time_graph(torch, fn, rep, grad_to_none)
+
+    # Triton's host API (runtime.driver.active): devices and streams follow torch
+    def current_device(self) -> int:
+        torch = sys.modules.get("torch")
+        return int(torch.cuda.current_device()) if torch is not None else 0
+
+    def set_current_device(self, device: int) -> None:
+        _torch("set_current_device").cuda.set_device(device)
+
+    def current_stream(self, device: int | None = None) -> int:
+        return torch_stream()
+
+    def active_torch_device(self, torch: Any) -> Any:
+        return torch.device("cuda", self.current_device())
+
+    def empty_cache_for_benchmark(self) -> Any:
+        """256 MiB on the GPU (torch), larger than any L2; ``clear_cache`` zeroes it."""
+        torch = _torch("get_empty_cache_for_benchmark")
+        return torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+
+    def clear_cache(self, cache: Any) -> None:
+        cache.zero_()
 
     def load(self, compiled: CompiledKernel) -> LoadedKernel:
         cu = _cu()
@@ -172,7 +262,7 @@ def launch(
     kernel: LoadedKernel, grid: tuple[int, ...], args: tuple[Any, ...], stream: int = 0
 ) -> None:
     """Launch with ``args`` for the kernel's runtime parameters (test/bench helper; the runtime
-    launches through tilec.runtime.launcher)."""
+    launches through launch.CudaLauncher)."""
     cu = _cu()
     params = kernel.compiled.metadata.params
     if len(args) != len(params):

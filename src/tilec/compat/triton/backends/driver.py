@@ -18,13 +18,19 @@ class DriverBase:
         raise NotImplementedError
 
 
-class CpuDriver(_driver.CpuDriver, DriverBase):
+class CpuDriver(_driver.ActiveDriver, DriverBase):
+    def __init__(self) -> None:
+        super().__init__("cpu")
+
     @classmethod
     def is_active(cls) -> bool:
         return True  # the host is always there
 
 
-class CudaDriver(_driver.CudaDriver, DriverBase):
+class CudaDriver(_driver.ActiveDriver, DriverBase):
+    def __init__(self) -> None:
+        super().__init__("cuda")
+
     @classmethod
     def is_active(cls) -> bool:
         from ....backends import registry

@@ -203,24 +203,22 @@ class CompiledKernel:
         if self.function is not None and self.run is not None:
             return
         from ....backends import registry
-        from ....runtime import checked_kernel
-        from ....runtime.kernel import CpuKernel, CudaKernel
+        from ....runtime.kernel import loaded_kernel
 
         compiled = self.compiled
-        device = compiled.metadata.target.kind
-        self.module = registry.get(device).driver.load(compiled)
-        kind: Any = CpuKernel if device == "cpu" else CudaKernel
-        if compiled.metadata.bounds is not None:
-            kind = checked_kernel.checked_kind(device)
-        self.function = kind(compiled, self.module, self.specs)
+        backend = registry.get(compiled.metadata.target.kind)
+        self.module = backend.driver.load(compiled)
+        self.function = loaded_kernel(backend, compiled, self.module, self.specs)
         self.run = Runner(self.function, self._load_for_threads).run
 
     def _load_for_threads(self, threads: int) -> Any:
         """The kernel loaded again to run its grid on ``threads`` threads."""
-        from ....runtime.kernel import CpuKernel
+        from ....backends import registry
+        from ....runtime.kernel import loaded_kernel
 
+        backend = registry.get(self.compiled.metadata.target.kind)
         with config.override(num_threads=threads):
-            return CpuKernel(self.compiled, self.module, self.specs)
+            return loaded_kernel(backend, self.compiled, self.module, self.specs)
 
     def launch_metadata(self, grid: Any, stream: Any, *args: Any) -> dict[str, Any]:
         """What launch hooks receive (Triton: a LazyDict with name, grid, stream)."""

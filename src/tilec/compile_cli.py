@@ -16,10 +16,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from ..errors import TilecError, UsageError
-from ..source import SourceLoc
-from .compile_api import compile as compile_kernel
-from .compile_api import parse_target
+from .errors import TilecError, UsageError
+from .runtime.compile_api import compile as compile_kernel
+from .runtime.compile_api import parse_target
+from .source import SourceLoc
 
 _STAGES = ("tir", "llir", "asm", "obj", "ptx", "cubin")
 # Until tilec is on a package index, the CUDA extra installs from a checkout of the source.
@@ -95,7 +95,7 @@ def load_kernel(ref: str) -> Any:
 
 def cuda_targets() -> list[str]:
     """Every ``cuda:sm_XX`` name the support table accepts for a supported GPU."""
-    from ..platform.matrix import Level, load_policy
+    from .platform.matrix import Level, load_policy
 
     return [
         f"cuda:{name}"
@@ -146,7 +146,7 @@ def main(ns: argparse.Namespace) -> int:
     kernel = load_kernel(ns.kernel)
     compiled = compile_kernel(kernel, ns.signature, target=target, num_warps=ns.num_warps)
     if stage == "asm" and stage not in compiled.asm:  # the CPU backend makes it on request
-        from ..backends import registry
+        from .backends import registry
 
         assembly = getattr(registry.get(compiled.metadata.target.kind).compiler, "assembly", None)
         if assembly is not None:

@@ -18,7 +18,26 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from .dlpack import _DLTensor
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
 
 CAPSULE_NAME = b"dlpack_exchange_api"
 SUPPORTED_MAJOR = 1
@@ -51,9 +70,9 @@ def torch_exchange(torch: Any) -> TorchExchange | None:
     return _EXCHANGE  # type: ignore[no-any-return]
 
 
-def describe(exchange: TorchExchange, tensor: Any) -> _DLTensor:
+def describe(exchange: TorchExchange, tensor: Any) -> DLTensor:
     """The DLTensor the exchange API fills for ``tensor`` (what the dispatcher reads)."""
-    out = _DLTensor()
+    out = DLTensor()
     if _dltensor_from(exchange.capsule)(tensor, ctypes.byref(out)) != 0:
         raise RuntimeError("dltensor_from_py_object_no_sync failed")
     return out
@@ -69,7 +88,7 @@ def _dltensor_from(capsule: Any) -> Any:
     if major != SUPPORTED_MAJOR or not function:
         return None
     # PYFUNCTYPE: the call keeps the GIL, as the function may set a Python error
-    signature = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(_DLTensor))
+    signature = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
     return signature(function)
 
 
@@ -85,7 +104,7 @@ def _probe(torch: Any) -> TorchExchange | None:
     for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
         if str(dtype).startswith(_NOT_EXPORTED):
             continue
-        out = _DLTensor()
+        out = DLTensor()
         try:
             with warnings.catch_warnings():  # complex32 is "experimental"
                 warnings.simplefilter("ignore")

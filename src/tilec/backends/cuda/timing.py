@@ -1,4 +1,4 @@
-"""GPU timing for do_bench: CUDA events through cuda-bindings, L2 flushed between runs.
+"""GPU timing for do_bench (the CUDA driver's benchmarker): CUDA events through cuda-bindings, L2 flushed between runs.
 
 Events are recorded on torch's current stream when the program uses torch (so they order
 with its work), else on the default stream. A 256 MiB device buffer is cleared before each
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import LaunchError
+from ...errors import LaunchError
+from .launch import torch_stream as _stream
 
 _FLUSH_BYTES = 256 << 20
 
@@ -30,12 +31,6 @@ def _check(result: Any, what: str) -> Any:
     if int(err) != 0:
         raise LaunchError(f"{what} failed: {err!r}", code=int(err))
     return rest[0] if len(rest) == 1 else rest
-
-
-def _stream() -> int:
-    from .kernel import _torch_stream
-
-    return _torch_stream()
 
 
 class _Events:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..backends.target import Target
+from ..target import Target
 
 # Triton's largest num_warps: the per-core register budget lets every setting fit at least once,
 # so ``max_num_regs // (n_regs * warpSize * num_warps)`` (programs per core) is never 0.
