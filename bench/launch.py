@@ -107,6 +107,7 @@ def _native_floor(kernel: Any, values: tuple[Any, ...], device: str) -> Callable
     """The launcher alone: one native call with arguments already packed."""
     from tilec.backends import launcher
 
+    kernel = kernel.launcher  # the backend's Launcher holds the packed-call pieces
     if device == "cpu":
         buf, args, status = kernel._new_buffer()
         kernel._struct.pack_into(buf, 0, *(values[i] for i in kernel._pick))
