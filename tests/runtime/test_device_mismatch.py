@@ -167,7 +167,7 @@ def test_the_generic_torch_describer_with_empty_key_tables(monkeypatch):
     from tilec.runtime import specialize
 
     monkeypatch.setattr(specialize, "TORCH_HOST_KEYS", {})
-    monkeypatch.setattr(specialize, "TORCH_CUDA_KEYS", {})
+    monkeypatch.setattr(specialize, "TORCH_DEVICE_KEYS", {})
     t = torch.zeros(4)
     key, address = specialize.describe(t)
     assert (key.device, str(key.element), address) == ("cpu", "fp32", t.data_ptr())

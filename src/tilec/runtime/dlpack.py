@@ -15,6 +15,7 @@ from ..backends.dlpack_exchange import DLTensor as _DLTensor
 from ..errors import UsageError
 from ..ir.types import ScalarType
 from . import dtypes
+from .memory import CUDA_MEMORY, HOST_MEMORY
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
 
@@ -22,7 +23,7 @@ KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
 @dataclass(frozen=True)
 class DLPackView:
     address: int
-    device: str  # "cpu" or "cuda"
+    device: str  # a memory.py name
     dtype: ScalarType
 
 
@@ -46,9 +47,9 @@ def view(obj: Any) -> DLPackView:
     tensor = _DLTensor.from_address(address)
     kind = tensor.device.device_type
     if kind in (KDL_CPU, KDL_CUDA_HOST):
-        device = "cpu"
+        device = HOST_MEMORY
     elif kind in (KDL_CUDA, KDL_CUDA_MANAGED):
-        device = "cuda"
+        device = CUDA_MEMORY
     else:
         raise UsageError(f"DLPack device type {kind} is neither a CPU nor a CUDA device")
     dt = tensor.dtype

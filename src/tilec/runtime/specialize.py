@@ -17,6 +17,7 @@ from ..errors import TilecError, UnsupportedFeature, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
 from . import dtypes, numpy_struct
+from .memory import CUDA_MEMORY, HOST_MEMORY, KNOWN
 
 Describer = Callable[[Any], tuple[Any, Any]]
 
@@ -101,7 +102,7 @@ NUMPY_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
 def numpy_keys(a: Any) -> tuple[PointerKey, PointerKey]:
     if not a.dtype.isnative:
         raise UsageError(f"array of byte-swapped dtype {a.dtype.str}: convert it to native order")
-    pair = pointer_keys("cpu", dtypes.from_dtype(a.dtype))
+    pair = pointer_keys(HOST_MEMORY, dtypes.from_dtype(a.dtype))
     NUMPY_KEYS[a.dtype] = pair
     return pair
 
@@ -118,7 +119,7 @@ def _describe_numpy(a: Any) -> tuple[PointerKey, int]:
 
 # torch dtype -> key pair, one table for host tensors and one for CUDA tensors
 TORCH_HOST_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
-TORCH_CUDA_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
+TORCH_DEVICE_KEYS: dict[Any, tuple[PointerKey, PointerKey]] = {}
 
 
 def torch_device_error(
@@ -140,16 +141,17 @@ def torch_device_error(
 def torch_keys(t: Any) -> tuple[PointerKey, PointerKey]:
     if not t.is_cpu and not t.is_cuda:
         torch_device_error(t)
-    cuda = bool(t.is_cuda)
-    pair = pointer_keys("cuda" if cuda else "cpu", dtypes.from_dtype(t.dtype))
-    (TORCH_CUDA_KEYS if cuda else TORCH_HOST_KEYS)[t.dtype] = pair
+    on_device = bool(t.is_cuda)
+    memory = CUDA_MEMORY if on_device else HOST_MEMORY
+    pair = pointer_keys(memory, dtypes.from_dtype(t.dtype))
+    (TORCH_DEVICE_KEYS if on_device else TORCH_HOST_KEYS)[t.dtype] = pair
     return pair
 
 
 def _describe_torch(t: Any) -> tuple[PointerKey, int]:
     """torch.Tensor by duck typing: ``data_ptr()``, ``dtype``, ``is_cuda`` (never imports torch)."""
     p = t.data_ptr()
-    table = TORCH_HOST_KEYS if t.is_cpu else TORCH_CUDA_KEYS if t.is_cuda else None
+    table = TORCH_HOST_KEYS if t.is_cpu else TORCH_DEVICE_KEYS if t.is_cuda else None
     if table is None:  # (an empty table is a table)
         table = torch_device_error(t)
     pair = table.get(t.dtype) or torch_keys(t)
@@ -160,23 +162,23 @@ def _describe_data_ptr(t: Any) -> tuple[PointerKey, int]:
     """Other objects with ``data_ptr()`` and ``dtype`` (device from ``.device.type``)."""
     p = int(t.data_ptr())
     where = getattr(t, "device", None)  # torch-like (.type) or a string such as "cuda:0"
-    device = str(getattr(where, "type", where if isinstance(where, str) else "cpu"))
+    device = str(getattr(where, "type", where if isinstance(where, str) else HOST_MEMORY))
     device = device.split(":")[0]
-    if device not in ("cpu", "cuda"):
+    if device not in KNOWN:
         torch_device_error(t, device)
     return pointer_keys(device, dtypes.from_dtype(t.dtype))[not p & 15], p
 
 
-def _describe_cuda_array(a: Any) -> tuple[PointerKey, int]:
+def _describe_device_array(a: Any) -> tuple[PointerKey, int]:
     iface = a.__cuda_array_interface__
     p = int(iface["data"][0])
-    return pointer_keys("cuda", dtypes.from_typestr(iface["typestr"]))[not p & 15], p
+    return pointer_keys(CUDA_MEMORY, dtypes.from_typestr(iface["typestr"]))[not p & 15], p
 
 
 def _describe_host_array(a: Any) -> tuple[PointerKey, int]:
     iface = a.__array_interface__
     p = int(iface["data"][0])
-    return pointer_keys("cpu", dtypes.from_typestr(iface["typestr"]))[not p & 15], p
+    return pointer_keys(HOST_MEMORY, dtypes.from_typestr(iface["typestr"]))[not p & 15], p
 
 
 def _describe_dlpack(a: Any) -> tuple[PointerKey, int]:
@@ -233,7 +235,7 @@ def _resolve(t: type) -> Describer:
 
 
 _PROTOCOLS: tuple[tuple[str, Describer], ...] = (
-    ("__cuda_array_interface__", _describe_cuda_array),
+    ("__cuda_array_interface__", _describe_device_array),
     ("__array_interface__", _describe_host_array),
     ("__dlpack__", _describe_dlpack),
 )

@@ -85,7 +85,7 @@ def do_bench_cudagraph(
 def _to_numpy(x: Any) -> Any:
     import numpy as np
 
-    if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch tensors, without importing torch
+    if hasattr(x, "detach") and hasattr(x, "numpy"):  # torch tensors, without importing torch
         x = x.detach().cpu()
         if str(x.dtype) in ("torch.bfloat16", "torch.float8_e4m3fn", "torch.float8_e5m2"):
             x = x.float()
