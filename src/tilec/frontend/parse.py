@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import ast
 import functools
-import inspect
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UnsupportedFeature
 from ..source import SourceLoc
-from . import source_text
+from .source_text import source_lines
 
 
 @dataclass(frozen=True)
@@ -46,24 +45,6 @@ class ParsedFunction:
             end_col = target.end_col_offset + self.col_offset  # type: ignore[attr-defined]
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else None
         return SourceLoc(self.file, line + self.line_offset, col, end_col, text)
-
-
-def source_lines(fn: Any) -> tuple[list[str], int, str]:
-    """``fn``'s source lines (decorators or ``def`` first), the line number of the first one
-    and the file they are in: text supplied for ``fn`` (source_text.py), else its file or
-    whatever ``linecache`` holds for it (IPython cells, generated code that registered there)."""
-    given = source_text.supplied(fn)
-    if given is not None:
-        return given.text.splitlines(keepends=True), given.first_line, given.file
-    try:
-        lines, start = inspect.getsourcelines(fn)
-        return lines, start, inspect.getsourcefile(fn) or inspect.getfile(fn)
-    except (OSError, TypeError) as e:
-        raise UnsupportedFeature(
-            f"cannot read the source of {getattr(fn, '__qualname__', fn)!r} ({e}): define the "
-            "kernel in a file, register generated text in linecache, or pass the text with "
-            "JITFunction._unsafe_update_src"
-        ) from None
 
 
 @functools.lru_cache(maxsize=512)

@@ -23,6 +23,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import UnsupportedFeature, UsageError
+
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
@@ -113,11 +115,27 @@ def recover_exec_source(fn: Any) -> SuppliedSource | None:
     return source
 
 
+def source_lines(fn: Any) -> tuple[list[str], int, str]:
+    """``fn``'s source lines (decorators or ``def`` first), the line number of the first one
+    and the file they are in: text supplied for ``fn`` (source_text.py), else its file or
+    whatever ``linecache`` holds for it (IPython cells, generated code that registered there)."""
+    given = supplied(fn)
+    if given is not None:
+        return given.text.splitlines(keepends=True), given.first_line, given.file
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        return lines, start, inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError) as e:
+        raise UnsupportedFeature(
+            f"cannot read the source of {getattr(fn, '__qualname__', fn)!r} ({e}): define the "
+            "kernel in a file, register generated text in linecache, or pass the text with "
+            "JITFunction._unsafe_update_src"
+        ) from None
+
+
 def def_text(fn: Any) -> str:
     """Triton's ``JITFunction.src``: the dedented source from the ``def`` line on (decorators
     stripped); text supplied with ``_unsafe_update_src`` exactly as given."""
-    from .parse import source_lines
-
     lines, _, _ = source_lines(fn)
     text = textwrap.dedent("".join(lines))
     match = re.search(r"^(async\s+)?def\s+\w+\s*\(", text, re.MULTILINE)
@@ -134,8 +152,6 @@ def with_text(fn: Any, text: str) -> Any:
     """A copy of function ``fn`` whose source is ``text`` (one ``def`` with ``fn``'s
     parameters): compiled to its own code object, so the globals it reads are its own, with
     ``fn``'s globals, closure cells, defaults and annotations."""
-    from ..errors import UsageError
-
     where = f"<updated source of {fn.__qualname__}>"
     try:
         tree = ast.parse(textwrap.dedent(text))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .layout import DimMap
-from .lowering import Key, Tile
+from .tile import Key, Tile
 from .types import I64
 
 

@@ -8,8 +8,6 @@ per-op rules live in the ``rules_*`` modules and are looked up in one table.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias, Union
 
 from llvmlite import ir
 
@@ -22,33 +20,16 @@ from ..artifacts import AssertInfo
 from . import intrinsics as intr
 from . import register_budget
 from .axis_info import AxisAnalysis
+from .contiguous_pointers import rebase
 from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
 from .mma_pins import mma_pins
+from .pipeline import LoopPipeline, plan
+from .tile import Key, Lowered, Rule, Tile
 from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
-
-if TYPE_CHECKING:
-    from .pipeline import LoopPipeline
 
 # dynamic shared memory a block may use on sm_80 (163 KiB; sm_90 allows 227 KiB)
 MAX_SHARED = 160 * 1024
-Key = tuple[int, ...]
-
-
-@dataclass
-class Tile:
-    """A distributed tile: this thread's registers, keyed by per-dimension register index."""
-
-    layout: Layout
-    shape: tuple[int, ...]
-    regs: dict[Key, ir.Value]
-
-    def map(self, fn: Callable[[ir.Value], ir.Value]) -> Tile:
-        return Tile(self.layout, self.shape, {k: fn(v) for k, v in self.regs.items()})
-
-
-Lowered: TypeAlias = Union[ir.Value, Tile]  # noqa: UP007
-Rule: TypeAlias = Callable[["Lowering", Op], None]
 
 
 def param_type(spec: ArgSpec) -> ir.Type:
@@ -100,8 +81,6 @@ class Lowering:
                 self.env[arg] = self.prologue.trunc(param, ir.IntType(1))
             else:
                 self.env[arg] = param
-        from .pipeline import plan  # imports this module
-
         self.pipelines = plan(self, self.func)
         self.block(self.func.body)
         if not self.b.block.is_terminated:
@@ -147,8 +126,6 @@ class Lowering:
     def pointers(self, v: Value, layout: Layout) -> Tile:
         """The pointer tile ``v`` in ``layout``, each register inside a run of contiguous
         addresses computed from its run's first (contiguous_pointers.py says why)."""
-        from .contiguous_pointers import rebase
-
         tile = self.tile(v, layout)
         elem = element_of(v.type)
         assert isinstance(elem, PointerType)

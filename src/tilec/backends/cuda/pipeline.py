@@ -38,15 +38,18 @@ Invariants that make this correct without any bar.sync:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from . import cp_async
 from .layout import WARP_SIZE
-from .lowering import Lowering
 from .rules_memory import _groups as vector_groups
 from .rules_memory import vector_width
+
+if TYPE_CHECKING:
+    from .lowering import Lowering  # the caller: annotations only
 
 # the most shared memory the stage buffers of one kernel may take (stages are dropped until the
 # buffers fit): the rest stays for layout conversions and for more than one block per SM
@@ -119,8 +122,9 @@ def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
         return None
     loads, offset = [], start
     for op, vw, nbytes, stage_bytes in candidates:
-        loads.append(StagedLoad(op, vw, nbytes, stage_bytes // (nbytes * threads(L)), offset,
-                                stage_bytes))
+        loads.append(
+            StagedLoad(op, vw, nbytes, stage_bytes // (nbytes * threads(L)), offset, stage_bytes)
+        )
         offset += stages * stage_bytes
     needed = _deps(loop, [v for s in loads for v in _roots(s.op)] + [i for _, i in steps])
     assert needed is not None

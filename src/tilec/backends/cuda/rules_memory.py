@@ -7,6 +7,8 @@ loads and stores. Elements replicated across threads are stored by their owner o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llvmlite import ir
 
 from ...ir import ops as O
@@ -14,8 +16,11 @@ from ...ir.core import Op, Value
 from ...ir.types import PointerType, TileType, element_of
 from . import intrinsics as intr
 from .layout import Layout
-from .lowering import Key, Lowering, Rule, Tile
+from .tile import Key, Rule, Tile
 from .types import I1, I8, I16, I32, I64, byte_size, memory_type
+
+if TYPE_CHECKING:
+    from .lowering import Lowering  # the caller: annotations only
 
 _CACHE = {
     "": "",
