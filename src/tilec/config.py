@@ -63,6 +63,11 @@ class Config:
     # default ("cuda-pipelining": cp.async software pipelining of loops on sm_80+); part of the
     # kernel cache key
     experimental: frozenset[str] = frozenset()
+    # TILEC_AS_TRITON, lower-cased ("" unset): "1" makes `import triton` resolve to tilec in
+    # processes started with it where no Triton is installed, "replace" over an installed one
+    # too (set by tilec.install_as_triton() for child processes; the .pth start-up hook and
+    # platform/triton_probe.py interpret it)
+    as_triton: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -91,6 +96,7 @@ class Config:
             experimental=frozenset(
                 f.strip().lower() for f in env.get("TILEC_EXPERIMENTAL", "").split(",") if f.strip()
             ),
+            as_triton=env.get("TILEC_AS_TRITON", "").strip().lower(),
         )
 
 

@@ -136,6 +136,13 @@ class FakeSystem(System):
     def dist_version(self, name: str) -> str:
         return self.dists.get(name, "")
 
+    def find_package(self, name: str) -> str:
+        """A package directory on PYTHONPATH or in site-packages, as the fake's files hold it."""
+        for entry in [*self.environ.get("PYTHONPATH", "").split(":"), *self.sites]:
+            if entry and f"{entry}/{name}/__init__.py" in self.files:
+                return f"{entry}/{name}"
+        return ""
+
     def tilec_version(self) -> str:
         return "0.1.0"
 

@@ -9,54 +9,30 @@ unless ``replace_installed=True``, and ``which_triton()`` (``tilec doctor``) say
 
 from __future__ import annotations
 
-import enum
+import dataclasses
 import importlib
-import importlib.machinery
 import os
 import sys
-from dataclasses import dataclass
 from types import ModuleType
 
+from .. import config
 from ..errors import UsageError
+from ..platform.triton_probe import Provider, TritonResolution, resolve, triton_facts
 from . import alias
 
-# The variable child processes read at start-up (startup.py; see there why not config.py)
+__all__ = ["Provider", "TritonResolution", "install_as_triton", "installed_triton", "which_triton"]
+
+# The variable child processes inherit (read by config.py; the .pth start-up hook honours it)
 ENV = "TILEC_AS_TRITON"
 ENV_ON = "1"  # tilec answers `import triton` where no Triton is installed
 ENV_REPLACE = "replace"  # ... and over an installed Triton, an explicit choice
 
 
-class Provider(enum.Enum):
-    TILEC = "tilec"  # the hook is installed: `import triton` is tilec
-    TRITON = "triton"  # an installed Triton package
-    NONE = "none"  # `import triton` fails
-
-
-@dataclass(frozen=True)
-class TritonResolution:
-    """Which package ``import triton`` gives this process, and the Triton it would shadow."""
-
-    provider: Provider
-    installed_triton: str | None  # where an installed Triton lives (None: none installed)
-    env: str | None  # TILEC_AS_TRITON as this process inherited it
-
-    def summary(self) -> str:
-        where = f" (installed Triton at {self.installed_triton})" if self.installed_triton else ""
-        if self.provider is Provider.TILEC:
-            shadow = ", shadowing the installed Triton" if self.installed_triton else ""
-            return f"import triton gives tilec{shadow}{'' if shadow else where}"
-        if self.provider is Provider.TRITON:
-            return f"import triton gives the installed Triton{where}"
-        return "import triton fails: no Triton is installed (tilec.install_as_triton() opts in)"
-
-
 def installed_triton() -> str | None:
-    """The directory of a Triton found on ``sys.path`` (tilec's hook not consulted)."""
-    spec = importlib.machinery.PathFinder.find_spec("triton")
-    if spec is None:
-        return None
-    locations = list(spec.submodule_search_locations or ())
-    return locations[0] if locations else spec.origin
+    """Where ``import triton`` would find an installed Triton (tilec's hook not consulted)."""
+    from ..platform.system import System
+
+    return System().find_package("triton") or None
 
 
 def _is_tilec(module: ModuleType) -> bool:
@@ -64,16 +40,15 @@ def _is_tilec(module: ModuleType) -> bool:
 
 
 def which_triton() -> TritonResolution:
-    """What ``import triton`` gives this process, without importing it."""
-    real = installed_triton()
+    """What ``import triton`` gives this process, without importing it (the doctor's
+    ``tilec.triton`` finding reads the same facts for a new process)."""
+    from ..platform.system import System
+
+    facts = dataclasses.replace(triton_facts(System()), as_triton=config.get().as_triton)
     loaded = sys.modules.get("triton")
-    if (loaded is not None and _is_tilec(loaded)) or (loaded is None and alias.installed()):
-        provider = Provider.TILEC
-    elif loaded is not None or real is not None:
-        provider = Provider.TRITON
-    else:
-        provider = Provider.NONE
-    return TritonResolution(provider, real, os.environ.get(ENV))
+    if loaded is not None and not _is_tilec(loaded):
+        return TritonResolution(Provider.TRITON, facts)
+    return resolve(facts, in_process=loaded is not None or alias.installed())
 
 
 def _check_not_too_late() -> None:
@@ -105,4 +80,5 @@ def install_as_triton(*, replace_installed: bool = False) -> ModuleType:
     alias.install_hook()
     # children inherit the choice; "replace" also tells them the shadowing was asked for
     os.environ[ENV] = ENV_REPLACE if real is not None else ENV_ON
+    config.update(as_triton=os.environ[ENV])
     return importlib.import_module("triton")

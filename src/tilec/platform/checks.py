@@ -21,6 +21,7 @@ from .gpu_checks import (
     check_toolchain,
 )
 from .matrix import Level, SupportPolicy, load_policy, normalize_arch, version_tuple
+from .triton_probe import check_triton
 
 Check = Callable[[Facts, SupportPolicy], Iterable[Finding]]
 
@@ -279,6 +280,7 @@ CHECKS: tuple[Check, ...] = (
     check_launcher,
     check_cache,
     check_flavours,
+    check_triton,
     check_cpu,
     check_nvidia,
     check_toolchain,

@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 # 2 added nvidia.libcuda_path/nouveau/l4t and toolchain.cuda_bindings. Older documents are read as
 # they are: a missing field takes its default (None where "not recorded" differs from "absent").
-# tilec.install_kind/source_dir came later without a new version: older readers ignore them.
+# tilec.install_kind/source_dir and triton came later without a new version: older readers ignore
+# them, and a document without triton reads as None (not recorded).
 SCHEMA_VERSION = 2
 
 
@@ -152,6 +153,24 @@ class TilecFacts:
 
 
 @dataclass(frozen=True)
+class TritonFacts:
+    """What decides which package ``import triton`` gives a Python process started here."""
+
+    path: str = ""  # an installed Triton package's directory on sys.path ("" none found)
+    version: str = ""  # its version ("" none installed, or not stated)
+    distribution: str = ""  # the distribution that installed it: triton, pytorch-triton ...
+    as_triton: str = ""  # TILEC_AS_TRITON as this process has it, lower-cased ("" unset)
+    # where tilec_as_triton.pth lives: the start-up hook that honours TILEC_AS_TRITON in new
+    # interpreters ("" not installed: the variable then changes nothing)
+    startup_hook: str = ""
+
+    @property
+    def installed(self) -> bool:
+        """Whether a Triton other than tilec is installed."""
+        return bool(self.path or self.version)
+
+
+@dataclass(frozen=True)
 class Facts:
     """Everything the checks and the selection look at."""
 
@@ -166,6 +185,7 @@ class Facts:
     rocm: str = ""  # where ROCm userspace was found
     hsa_override_gfx_version: str = ""
     probe_errors: tuple[str, ...] = ()  # probes that crashed (each became a default value)
+    triton: TritonFacts | None = None  # which `triton` a process gets (None: not recorded)
 
 
 def to_json(value: Any) -> Any:

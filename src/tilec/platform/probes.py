@@ -25,6 +25,7 @@ from .facts import (
     TilecFacts,
     Tool,
     Toolchain,
+    TritonFacts,
 )
 from .install import InstallKind, classify, direct_url_directory
 from .system import DriverQuery, System
@@ -38,6 +39,7 @@ from .toolchain import (
     toolchain,
     versioned_libdevice,
 )
+from .triton_probe import triton_facts
 
 __all__ = ["gather", "gather_facts", "toolchain"]
 
@@ -430,6 +432,7 @@ def gather(system: System) -> Facts:
         tilec=_guard(errors, "tilec", lambda: tilec_facts(system), TilecFacts()),
         rocm=_guard(errors, "rocm", lambda: rocm_root(system), ""),
         hsa_override_gfx_version=system.env.get("HSA_OVERRIDE_GFX_VERSION", ""),
+        triton=_guard(errors, "triton", lambda: triton_facts(system), TritonFacts()),
         probe_errors=tuple(errors),
     )
 

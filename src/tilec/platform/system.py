@@ -221,6 +221,22 @@ class System:
         except Exception:  # a broken dist-info must not stop the report
             return ""
 
+    def find_package(self, name: str) -> str:
+        """The directory (or file) ``import name`` would load, asking every import finder but
+        tilec's own ``triton`` hook; '' when none finds it. Nothing is imported."""
+        for finder in sys.meta_path:
+            if type(finder).__module__.startswith("tilec."):
+                continue
+            find_spec = getattr(finder, "find_spec", None)
+            try:
+                spec = find_spec(name, None) if find_spec is not None else None
+            except Exception:  # a broken third-party finder must not stop the report
+                continue
+            if spec is not None:
+                locations = list(spec.submodule_search_locations or ())
+                return locations[0] if locations else spec.origin or ""
+        return ""
+
     def tilec_package_dir(self) -> str:
         """The directory of the tilec package this code runs from."""
         return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
