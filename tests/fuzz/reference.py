@@ -195,7 +195,10 @@ class Evaluator:
             return _minmax(n, x, y, t, undefined)
         if t.is_float:
             return _float_binary(sym, x, y, t), undefined
-        return _int_binary(sym, x, y, t, undefined)
+        # Triton: >> is arithmetic when its tensor operand (the left one, else the right) is
+        # signed, even where promotion made the computation type unsigned
+        decides = b if a.is_literal else a
+        return _int_binary(sym, x, y, t, undefined, arithmetic=decides.dtype.kind == "i")
 
     def unary(self, n: Node, memo: dict) -> Value:
         x, u = memo[id(n.args[0])]
@@ -264,7 +267,9 @@ def _float_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType) -> np.ndarra
     return round_float(r, t)
 
 
-def _int_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.ndarray) -> Value:
+def _int_binary(
+    sym: str, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.ndarray, arithmetic: bool
+) -> Value:
     a, b = as_ints(x), as_ints(y)
     if sym in ("//", "%"):
         # docs/language/semantics.md: x // 0 is all ones, x % 0 is x, INT_MIN // -1 wraps
@@ -280,6 +285,8 @@ def _int_binary(sym: str, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.
         # an amount is read as unsigned; one of the width or more shifts everything out
         out = (b < 0) | (b >= t.bits)
         c = np.where(out, t.bits, b)
+        if sym == ">>" and arithmetic and t.kind == "u":  # the bits shift as a signed value
+            a = np.where(a >= 1 << (t.bits - 1), a - (1 << t.bits), a)
         r = np.array([p << s if sym == "<<" else p >> s
                       for p, s in zip(a.reshape(-1), c.reshape(-1))], dtype=object)  # fmt: skip
         return wrap(r.reshape(a.shape), t), undefined

@@ -41,13 +41,19 @@ def test_integers_wrap_divide_and_shift_as_documented() -> None:
     assert wrap(np.array([128, -129, 2**40 + 5], dtype=object), D.I8).tolist() == [-128, 127, 5]
     a = np.array([-7, 7, -128, 5], dtype=np.int8)
     b = np.array([2, -2, -1, 0], dtype=np.int8)
-    q, undefined = _int_binary("//", a, b, D.I8, np.zeros(4, bool))
-    r, _ = _int_binary("%", a, b, D.I8, np.zeros(4, bool))
+    q, undefined = _int_binary("//", a, b, D.I8, np.zeros(4, bool), True)
+    r, _ = _int_binary("%", a, b, D.I8, np.zeros(4, bool), True)
     # truncation; then the documented edge cases: INT_MIN // -1 wraps, x // 0 is all ones
     assert q.tolist() == [-3, -3, -128, -1] and r.tolist() == [-1, 1, 0, 5]
     assert not undefined.any()
-    s, _ = _int_binary("<<", a, np.array([1, 8, -1, 7], np.int8), D.I8, np.zeros(4, bool))
+    s, _ = _int_binary("<<", a, np.array([1, 8, -1, 7], np.int8), D.I8, np.zeros(4, bool), True)
     assert s.tolist() == [-14, 0, 0, -128]
+    # int8 >> uint8 computes in uint8 but shifts arithmetically, as Triton does
+    u = np.array([0x80, 0x80, 0x7F, 0xFF], dtype=np.uint8)
+    n = np.array([1, 9, 1, 200], dtype=np.uint8)
+    sa, _ = _int_binary(">>", u, n, D.U8, np.zeros(4, bool), True)
+    sl, _ = _int_binary(">>", u, n, D.U8, np.zeros(4, bool), False)
+    assert sa.tolist() == [0xC0, 0xFF, 0x3F, 0xFF] and sl.tolist() == [0x40, 0, 0x3F, 0]
     assert as_ints(np.array([2**64 - 1], np.uint64)).tolist() == [2**64 - 1]
 
 
