@@ -16,7 +16,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from .backends import registry
 from .errors import TilecError, UsageError
+from .platform.matrix import Level, load_policy
 from .runtime.compile_api import compile as compile_kernel
 from .runtime.compile_api import parse_target
 from .source import SourceLoc
@@ -95,8 +97,6 @@ def load_kernel(ref: str) -> Any:
 
 def cuda_targets() -> list[str]:
     """Every ``cuda:sm_XX`` name the support table accepts for a supported GPU."""
-    from .platform.matrix import Level, load_policy
-
     return [
         f"cuda:{name}"
         for arch in load_policy().architectures
@@ -146,8 +146,6 @@ def main(ns: argparse.Namespace) -> int:
     kernel = load_kernel(ns.kernel)
     compiled = compile_kernel(kernel, ns.signature, target=target, num_warps=ns.num_warps)
     if stage == "asm" and stage not in compiled.asm:  # the CPU backend makes it on request
-        from .backends import registry
-
         assembly = getattr(registry.get(compiled.metadata.target.kind).compiler, "assembly", None)
         if assembly is not None:
             compiled.asm[stage] = assembly(compiled)

@@ -152,7 +152,7 @@ def test_unsupported_types_are_named():
 
 
 def test_tensor_descriptor_key_carries_base_block_and_padding():
-    from tilec.runtime.descriptor_args import DescriptorKey
+    from tilec.runtime.specialize import DescriptorKey
     from tilec.tools.tensor_descriptor import TensorDescriptor
 
     a = np.zeros((16, 16), np.float32)

@@ -256,6 +256,7 @@ def _select(disabled: bool) -> tuple[Any, LauncherStatus]:
         why = "the native launcher is disabled (TILEC_DISABLE_LAUNCHER); using ctypes + threads"
         return _Fallback(), LauncherStatus(False, why + _UNTRAPPED)
     try:
+        # optional: the native extension may be missing (a build without a C compiler)
         from .. import _launcher  # type: ignore[attr-defined]
     except ImportError as exc:
         why = (

@@ -20,8 +20,11 @@ from typing import Any
 
 from .. import config as _config
 from ..errors import CompileError, LaunchError, TilecError, UsageError
-from . import specialize
+from . import driver, specialize
 from .autotune import Config, KernelInterface, _base_jit, _restore, _snapshot, _zero
+from .cache import _atomic_write
+from .testing import do_bench as _do_bench
+from .testing import do_bench_cudagraph
 
 _NONE: Any = object()
 _DTYPE_NAMES: dict[Any, str] = {}
@@ -157,15 +160,11 @@ class Autotuner(KernelInterface):
         forced = self.base.backend or _config.get().backend
         device = specialize.choose_device(names, keys, forced)
         if device is None:
-            from . import driver
-
-            device = driver.active.get_current_target().backend
+            device = driver.active.backend
         return str(device)
 
     def _bench(self, config: Config, args: Sequence[Any], grid: Any,
                kwargs: dict[str, Any], named: dict[str, Any], device: str) -> float:  # fmt: skip
-        from .testing import do_bench
-
         current = {**kwargs, **config.all_kwargs()}
         full = {**named, **config.all_kwargs()}
         saved = {n: _snapshot(named[n]) for n in self.restore_value}
@@ -191,7 +190,7 @@ class Autotuner(KernelInterface):
         if self.user_do_bench is not None:
             result = self.user_do_bench(call, quantiles=(0.5, 0.2, 0.8))
         else:
-            result = do_bench(call, self.num_warmups, self.num_reps, quantiles=(0.5, 0.2, 0.8),
+            result = _do_bench(call, self.num_warmups, self.num_reps, quantiles=(0.5, 0.2, 0.8),
                               device=device)  # fmt: skip
         return float(result[0] if isinstance(result, (list, tuple)) else result)
 
@@ -251,8 +250,6 @@ class Autotuner(KernelInterface):
         path = self._path(key, named)
         if path is None:
             return
-        from .cache import _atomic_write
-
         record = {
             "kernel": self.__name__,
             "key": repr(key),
@@ -281,7 +278,6 @@ def autotune(
 ) -> Callable[[Any], Autotuner]:
     """``@tilec.autotune(configs=[tilec.Config({...}), ...], key=["n"])`` above ``@tilec.jit``."""
     if use_cuda_graph and do_bench is None:
-        from .testing import do_bench_cudagraph
 
         def do_bench(fn: Callable[[], Any], quantiles: Any = None) -> Any:
             return do_bench_cudagraph(fn, quantiles=quantiles)

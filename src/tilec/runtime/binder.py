@@ -286,6 +286,7 @@ def parameters_of(
     fn: Callable[..., Any], do_not_specialize: Sequence[str | int] = ()
 ) -> tuple[Parameter, ...]:
     """The kernel's parameters with their constexpr and do_not_specialize flags."""
+    # tilec.language loads the frontend: imported when the first kernel is defined
     from ..language.constexpr import is_constexpr_annotation
 
     try:

@@ -70,8 +70,10 @@ def build_ir(
     fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None, debug: bool = False
 ) -> ModuleOp:
     """Frontend and the pass pipeline: the optimized tile IR of one specialization."""
+    # the compiler half (frontend, passes) is imported on a cache miss only: a warm load of a
+    # cached kernel never pays for it (tests/runtime/test_warm_load_imports.py)
     from .. import frontend
-    from ..passes import pipeline
+    from ..passes import pipeline  # (the same)
 
     module = frontend.build_module(_python_function(fn), specs, name=name)
     pipeline.optimize(module, debug=debug)
@@ -87,7 +89,7 @@ def _compile_uncached(
     writes = module_written_params(module) if isinstance(module, ModuleOp) else ()
     bounds = None
     if options.debug and isinstance(module, ModuleOp):
-        from ..passes import bounds_check
+        from ..passes import bounds_check  # the compiler half: on a cache miss only
 
         bounds = bounds_check.instrument(module)
     compiled = registry.get(target.kind).compiler.compile(module, target, options)

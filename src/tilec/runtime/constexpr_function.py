@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..errors import UsageError
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def constexpr_function(fn: F) -> F:
     """Mark ``fn`` as callable from kernels at compile time; returns ``fn`` itself."""
     if not callable(fn):
-        from ..errors import UsageError
-
         raise UsageError(f"constexpr_function expects a function, got {type(fn).__name__}")
     fn.__tilec_constexpr_function__ = True  # type: ignore[attr-defined]
     return fn

@@ -21,40 +21,9 @@ from .. import config
 from ..errors import UnsupportedFeature, UsageError
 from . import specialize
 from .kernel import LaunchedKernel
-from .specialize import I64, PointerKey
+from .specialize import I64, DescriptorKey
 
 _KERNELS: dict[str, Any] = {}  # fingerprint -> the JITFunction a wrapper calls
-
-
-class DescriptorKey:
-    """The key part of a descriptor argument (interned, compared by identity)."""
-
-    __slots__ = ("base", "block_shape", "padding")
-
-    def __init__(self, base: PointerKey, block_shape: tuple[int, ...], padding: str) -> None:
-        self.base = base
-        self.block_shape = block_shape
-        self.padding = padding
-
-    @property
-    def rank(self) -> int:
-        return len(self.block_shape)
-
-
-_INTERNED: dict[tuple[PointerKey, tuple[int, ...], str], DescriptorKey] = {}
-
-
-def describe(d: Any) -> tuple[DescriptorKey, Any]:
-    """The describer of TensorDescriptor values."""
-    base_key, _ = specialize.describe(d.base)
-    if type(base_key) is not PointerKey:
-        raise UsageError(f"a TensorDescriptor's base must be an array, not {type(d.base).__name__}")
-    block = tuple(int(b) for b in d.block_shape)
-    ident = (base_key, block, str(d.padding))
-    key = _INTERNED.get(ident)
-    if key is None:
-        key = _INTERNED[ident] = DescriptorKey(base_key, block, str(d.padding))
-    return key, d
 
 
 def flatten(d: Any) -> tuple[int, ...]:
@@ -131,12 +100,10 @@ def wrapper_keys(jit: Any, keys: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def wrapper_for(jit: Any, keys: Sequence[Any]) -> Any:
-    """The wrapper JITFunction for ``jit`` called with these key parts."""
-    from .jit import JITFunction
-
+    """The wrapper for ``jit`` (a JITFunction) called with these key parts: a JITFunction too."""
     _KERNELS[jit.cache_key] = jit
     fn = _load_wrapper(_wrapper_source(jit, keys), jit.fn.__name__)
-    return JITFunction(fn, debug=jit.debug, backend=jit.backend)
+    return type(jit)(fn, debug=jit.debug, backend=jit.backend)
 
 
 class DescriptorKernel(LaunchedKernel):

@@ -58,6 +58,7 @@ class _KernelBase:
 def _kernel_base() -> type:
     """The native launcher's KernelBase (``kernel[grid]`` in C) when it is built."""
     try:
+        # optional: the native extension may be missing (a build without a C compiler)
         from .. import _launcher  # type: ignore[attr-defined]
     except ImportError:
         return _KernelBase
@@ -83,6 +84,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         self.params = parameters_of(fn, do_not_specialize)
         self.fn = fn
         if fn.__code__.co_filename.startswith("<"):  # decorated inside exec(text)?
+            # tilec.frontend's __init__ loads the whole frontend: only when needed
             from ..frontend.source_text import recover_exec_source
 
             recover_exec_source(fn)
@@ -132,6 +134,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
     @property
     def src(self) -> str:
         """Triton's ``src``: the dedented text from ``def`` on, without decorators."""
+        # tilec.frontend's __init__ loads the whole frontend: only when needed
         from ..frontend.source_text import def_text
 
         return def_text(self.fn)
@@ -139,6 +142,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
     def _unsafe_update_src(self, new_src: str) -> None:
         """Triton's hook: compile ``new_src`` (one ``def``, same parameters) from now on. As in
         Triton, kernels that call this one keep their fingerprint until their own changes."""
+        # tilec.frontend's __init__ loads the whole frontend: only when needed
         from ..frontend.source_text import with_text
 
         self.fn = with_text(self.fn, new_src)

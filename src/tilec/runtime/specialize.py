@@ -16,8 +16,9 @@ from ..backends import registry
 from ..errors import TilecError, UnsupportedFeature, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
-from . import dtypes, numpy_struct
+from . import dlpack, dtypes, numpy_struct
 from .memory import CUDA_MEMORY, HOST_MEMORY, KNOWN
+from .reinterpret import element_type
 
 Describer = Callable[[Any], tuple[Any, Any]]
 
@@ -182,16 +183,12 @@ def _describe_host_array(a: Any) -> tuple[PointerKey, int]:
 
 
 def _describe_dlpack(a: Any) -> tuple[PointerKey, int]:
-    from . import dlpack
-
     v = dlpack.view(a)
     return pointer_keys(v.device, v.dtype)[not v.address & 15], v.address
 
 
 def _describe_reinterpreted(w: Any) -> tuple[PointerKey, int]:
     """``triton.reinterpret(base, dtype)``: the base array's memory as a pointer to ``dtype``."""
-    from .reinterpret import element_type
-
     key, p = describe(w.base)
     if type(key) is not PointerKey:
         raise UsageError(f"reinterpret: the base must be an array, got {type(w.base).__name__}")
@@ -206,6 +203,40 @@ def _unsupported(a: Any) -> tuple[Any, Any]:
     )
 
 
+# ---------------------------------------------------------------------------- descriptors
+
+
+class DescriptorKey:
+    """The key part of a descriptor argument (interned, compared by identity)."""
+
+    __slots__ = ("base", "block_shape", "padding")
+
+    def __init__(self, base: PointerKey, block_shape: tuple[int, ...], padding: str) -> None:
+        self.base = base
+        self.block_shape = block_shape
+        self.padding = padding
+
+    @property
+    def rank(self) -> int:
+        return len(self.block_shape)
+
+
+_INTERNED: dict[tuple[PointerKey, tuple[int, ...], str], DescriptorKey] = {}
+
+
+def describe_descriptor(d: Any) -> tuple[DescriptorKey, Any]:
+    """The describer of TensorDescriptor values (descriptor_args.py compiles them)."""
+    base_key, _ = describe(d.base)
+    if type(base_key) is not PointerKey:
+        raise UsageError(f"a TensorDescriptor's base must be an array, not {type(d.base).__name__}")
+    block = tuple(int(b) for b in d.block_shape)
+    ident = (base_key, block, str(d.padding))
+    key = _INTERNED.get(ident)
+    if key is None:
+        key = _INTERNED[ident] = DescriptorKey(base_key, block, str(d.padding))
+    return key, d
+
+
 def _resolve(t: type) -> Describer:
     """Choose the describer for a Python type (run once per type)."""
     if issubclass(t, bool):
@@ -217,8 +248,6 @@ def _resolve(t: type) -> Describer:
     if getattr(t, "__tilec_reinterpreted__", False):
         return _describe_reinterpreted
     if getattr(t, "__tilec_tensor_descriptor__", False):
-        from .descriptor_args import describe as describe_descriptor
-
         return describe_descriptor
     module = t.__module__.split(".")[0]
     if module == "numpy":

@@ -29,7 +29,7 @@ from .layout import WARP_SIZE
 
 
 def _cu() -> Any:
-    from cuda.bindings import driver as cu
+    from cuda.bindings import driver as cu  # optional: the cuda extra
 
     return cu
 
