@@ -40,6 +40,11 @@ def addptr(b: Builder, ptr: Tensor, offset: Tensor) -> Tensor:
     if off_t.is_bool() or (off_t.is_int_unsigned() and off_t.bits < 64):
         offset = S.cast(b, offset, T.int64)  # zero-extends: unsigned offsets stay positive
     ptr, offset = S.broadcast_pair(b, ptr, offset)
+    pt = ptr.dtype
+    if isinstance(pt, PointerType) and pt.element in T.UNSUPPORTED_TYPES:
+        # fp8 is a byte in memory and backends know no fp8 type: step through a *u8
+        as_bytes = S.cast(b, ptr, T.pointer(T.uint8, pt.address_space))
+        return S.cast(b, Tensor(b.addptr(as_bytes.value, offset.value)), pt)
     return Tensor(b.addptr(ptr.value, offset.value))
 
 

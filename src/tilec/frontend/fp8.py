@@ -16,7 +16,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Value
 from ..ir.ops import BinaryKind as BK
-from ..ir.ops import BitcastOp, CompareKind
+from ..ir.ops import BitcastOp, CompareKind, ModuleOp
 from ..ir.types import ScalarType, element_of, with_element
 from .values import Tensor
 
@@ -112,8 +112,121 @@ def _specials(ops: _Ops, value: Value, u: Value, exp: Value, man: Value, fmt: Mi
     return b.select(ops.eq(exp, top), special, value)
 
 
+def _max_finite(fmt: MiniFloat) -> int:
+    """The magnitude bits of the largest finite value."""
+    top = (1 << fmt.exponent) - 1
+    if fmt.specials is Specials.IEEE:
+        return ((top - 1) << fmt.mantissa) | ((1 << fmt.mantissa) - 1)
+    if fmt.specials is Specials.FN:
+        return (top << fmt.mantissa) | ((1 << fmt.mantissa) - 2)
+    return (top << fmt.mantissa) | ((1 << fmt.mantissa) - 1)
+
+
+def encode(b: Builder, x: Tensor, fmt: MiniFloat, rounding: str) -> Tensor:
+    """The uint8 patterns of fp32/fp64 ``x`` in ``fmt``, rounded to nearest even (or toward
+    zero). A finite value beyond the range is the largest finite value in the finite formats
+    (as NVIDIA's ``satfinite`` conversions give), infinity in e5m2 (as IEEE rounding gives);
+    NaN stays NaN. Integer arithmetic on the source's bits, so no step rounds twice."""
+    src = x.dtype
+    assert isinstance(src, ScalarType)
+    word, e_src, m_src, bias_src = (
+        (T.uint64, 11, 52, 1023) if src == T.float64 else (T.uint32, 8, 23, 127)
+    )
+    ops = _WordOps(b, x.shape, word)
+    u = b.bitcast(x.value, with_element(x.type, word))
+    sign = ops.bin(BK.SHR, u, word.bits - 1)
+    mag = ops.bin(BK.AND, u, (1 << (word.bits - 1)) - 1)
+    exp = ops.bin(BK.SHR, mag, m_src)  # biased source exponent
+    drop = m_src - fmt.mantissa
+    # normal in fmt: rebias in place, then drop the low mantissa bits with rounding
+    min_normal = (bias_src - fmt.bias + 1) << m_src  # the source bits of fmt's smallest normal
+    rebased = ops.bin(BK.SUB, mag, (bias_src - fmt.bias) << m_src)
+    normal = ops.shift_round(rebased, ops.const(drop), rounding)
+    # subnormal in fmt: the significand with its leading one, shifted further right
+    full = ops.bin(BK.OR, ops.bin(BK.AND, mag, (1 << m_src) - 1), 1 << m_src)
+    extra = ops.bin(BK.SUB, ops.const(bias_src - fmt.bias + 1 + drop), exp)  # >= drop + 1
+    extra = b.binary(BK.MIN, extra, ops.const(m_src + 2))  # beyond: rounds to zero
+    tiny = ops.shift_round(full, extra, rounding)
+    is_normal = b.compare(CompareKind.GE, mag, ops.const(min_normal))
+    bits = b.select(is_normal, normal, tiny)
+    bits = b.select(ops.eq(exp, 0), ops.const(0), bits)  # source zeros and subnormals
+    return Tensor(_finish(ops, bits, sign, mag, fmt, e_src, m_src, rounding))
+
+
+def _finish(
+    ops: _WordOps, bits: Value, sign: Value, mag: Value, fmt: MiniFloat, e_src: int, m_src: int,
+    rounding: str,
+) -> Value:  # fmt: skip
+    """Clamp to the format's range, map infinities and NaNs, put the sign back; as uint8."""
+    b = ops.b
+    inf_bits = ((1 << e_src) - 1) << m_src
+    is_nan = b.compare(CompareKind.GT, mag, ops.const(inf_bits))
+    is_inf = ops.eq(mag, inf_bits)
+    biggest = ops.const(_max_finite(fmt))
+    over = b.compare(CompareKind.GT, bits, biggest)
+    if fmt.specials is Specials.IEEE:
+        inf = ops.const(((1 << fmt.exponent) - 1) << fmt.mantissa)
+        bits = b.select(over, inf if rounding == "rtne" else biggest, bits)
+        bits = b.select(is_inf, inf, bits)
+    else:
+        bits = b.select(over, biggest, bits)
+        bits = b.select(is_inf, biggest, bits)
+    signed = ops.bin(BK.OR, bits, ops.bin(BK.SHL, sign, fmt.exponent + fmt.mantissa))
+    if fmt.specials is Specials.FNUZ:  # no negative zero: 0x80 is the NaN
+        signed = b.select(ops.eq(bits, 0), bits, signed)
+        nan = 1 << (fmt.exponent + fmt.mantissa)
+    else:
+        nan = (1 << (fmt.exponent + fmt.mantissa)) - 1
+    signed = b.select(is_nan, ops.const(nan), signed)
+    out = b.cast(signed, with_element(signed.type, T.uint8))
+    return out
+
+
+class _WordOps(_Ops):
+    """Integer ops in one unsigned word type (uint32 or uint64)."""
+
+    def __init__(self, b: Builder, shape: tuple[int, ...], word: ScalarType) -> None:
+        super().__init__(b, shape)
+        self.word = word
+
+    def const(self, value: int | float, dtype: ScalarType | None = None) -> Value:
+        return super().const(value, dtype or self.word)
+
+    def bin(self, kind: BK, x: Value, y: Value | int) -> Value:
+        return self.b.binary(kind, x, self.const(y) if isinstance(y, int) else y)
+
+    def eq(self, x: Value, y: int) -> Value:
+        return self.b.compare(CompareKind.EQ, x, self.const(y))
+
+    def shift_round(self, v: Value, s: Value, rounding: str) -> Value:
+        """``v >> s`` (s >= 1) rounded to nearest even, or truncated for rtz."""
+        if rounding == "rtz":
+            return self.bin(BK.SHR, v, s)
+        one = self.const(1)
+        half_less = self.bin(BK.SUB, self.bin(BK.SHL, one, self.bin(BK.SUB, s, 1)), 1)
+        odd = self.bin(BK.AND, self.bin(BK.SHR, v, s), 1)
+        return self.bin(BK.SHR, self.bin(BK.ADD, self.bin(BK.ADD, v, half_less), odd), s)
+
+
 def format_of(dtype: ScalarType) -> MiniFloat:
     fmt = FORMATS.get(dtype)
     if fmt is None:
         raise UnsupportedFeature(f"conversions from {dtype!r} are not supported by tilec")
     return fmt
+
+
+def reject_compute(module: ModuleOp) -> None:
+    """Backends hold fp8 only as bits: an op other than a bitcast that takes or makes fp8
+    elements (arithmetic, select, reshape ... on fp8 values) is refused, naming the op."""
+    for op in module.walk():
+        if isinstance(op, BitcastOp):
+            continue
+        for v in (*op.operands, *op.results):
+            element = element_of(v.type)
+            if isinstance(element, ScalarType) and element in T.UNSUPPORTED_TYPES:
+                raise UnsupportedFeature(
+                    f"'{op.name}' on {element!r} values is not supported by tilec: fp8 values "
+                    "can be loaded, stored and converted; convert to tl.float16 or tl.float32 "
+                    "to compute",
+                    op.loc,
+                )

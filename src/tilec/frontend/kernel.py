@@ -13,6 +13,7 @@ from ..ir.builder import Builder
 from ..ir.ops import FuncOp, ModuleOp
 from ..ir.verify import verify
 from ..source import SourceLoc
+from . import fp8
 from .check import check_function
 from .codegen import RETURN, FunctionCodegen, Unit
 from .parse import parse_function
@@ -77,5 +78,6 @@ def _build(fn: Any, specs: Sequence[ArgSpec], name: str | None) -> ModuleOp:
         )
     unit.b.set_insertion_point_to_end(func.body)
     unit.b.ret()
+    fp8.reject_compute(module)
     verify(module)
     return module

@@ -9,8 +9,8 @@ from typing import Any
 
 from ..errors import TileTypeError
 from ..ir import types as T
-from ..ir.types import PointerType
-from . import arith
+from ..ir.types import PointerType, ScalarType
+from . import arith, fp8
 from . import semantics as S
 from .values import Tensor, unwrap
 
@@ -41,6 +41,17 @@ def _as_i8_if_bool(ctx: Any, ptr: Tensor) -> tuple[Tensor, bool]:
     if elem == T.int1:
         return S.cast(ctx.b, ptr, T.pointer(T.int8)), True
     return ptr, False
+
+
+def _as_bytes_if_fp8(ctx: Any, ptr: Tensor) -> tuple[Tensor, ScalarType | None]:
+    """Memory holds fp8 as bytes and only the frontend computes with them (frontend/fp8.py):
+    access ``*fp8`` through ``*u8``; returns the fp8 type, or None for other pointers."""
+    pt = ptr.dtype
+    assert isinstance(pt, PointerType)
+    if pt.element not in fp8.FORMATS:
+        return ptr, None
+    as_bytes = T.pointer(T.uint8, pt.address_space)
+    return S.cast(ctx.b, ptr, as_bytes), pt.element  # type: ignore[return-value]
 
 
 def _mask(ctx: Any, mask: Any, shape: tuple[int, ...], what: str) -> Tensor | None:
@@ -86,12 +97,15 @@ def load_pointers(
             ptr = S.broadcast_to(ctx.b, ptr, S.broadcast_shapes(ptr.shape, m.shape))
         m = S.broadcast_to(ctx.b, m, ptr.shape)
     ptr, was_bool = _as_i8_if_bool(ctx, ptr)
+    ptr, fp8_type = _as_bytes_if_fp8(ctx, ptr)
     elem = ptr.dtype.element  # type: ignore[union-attr]
     o = None
     if unwrap(other) is not None:
         # as in Triton, a Python number becomes a tensor of its own type first (a float is
         # fp32 when it fits) and is then cast to the pointee type like any tensor
-        o = S.cast(ctx.b, S.to_tensor(ctx.b, other), elem)
+        o = S.cast(ctx.b, S.to_tensor(ctx.b, other), fp8_type or elem)
+        if fp8_type is not None:
+            o = fp8.bits_of(ctx.b, o)
         if o.shape and not ptr.shape:
             raise TileTypeError("load's other cannot be a tile when the pointer is a scalar")
         shape = S.broadcast_shapes(ptr.shape, o.shape)
@@ -109,6 +123,8 @@ def load_pointers(
             volatile,
         )
     )
+    if fp8_type is not None:
+        return S.bitcast(ctx.b, result, fp8_type)
     return S.cast(ctx.b, result, T.int1) if was_bool else result
 
 
@@ -124,7 +140,10 @@ def store_pointers(
     # would write several values to one address
     _check_fits(v, ptr, "store's value")
     ptr, was_bool = _as_i8_if_bool(ctx, ptr)
+    ptr, fp8_type = _as_bytes_if_fp8(ctx, ptr)
     elem = ptr.dtype.element  # type: ignore[union-attr]
+    if fp8_type is not None:
+        v = fp8.bits_of(ctx.b, S.cast(ctx.b, v, fp8_type))
     v = S.broadcast_to(ctx.b, S.cast(ctx.b, v, T.int1 if was_bool else elem), ptr.shape)
     if was_bool:
         v = S.cast(ctx.b, v, T.int8)

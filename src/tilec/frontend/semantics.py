@@ -121,8 +121,10 @@ def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> 
     src = x.dtype
     if src == dtype:
         return x
-    if src in fp8.FORMATS:  # decoded here: backends never compute with fp8
+    if src in fp8.FORMATS:  # decoded and encoded here: backends never compute with fp8
         return cast(b, fp8.decode(b, fp8.bits_of(b, x), fp8.FORMATS[src]), dtype, rounding)
+    if dtype in fp8.FORMATS and isinstance(src, ScalarType):
+        return _to_fp8(b, x, dtype, rounding)
     require_supported(dtype)
     require_supported(src)
     narrowing = (
@@ -145,6 +147,15 @@ def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> 
         if not (isinstance(other, ScalarType) and other.is_int()):
             raise TileTypeError(f"cannot cast {src} to {dtype}")
     return Tensor(b.cast(x.value, with_element(x.type, dtype), rounding or "rtne"))
+
+
+def _to_fp8(b: Builder, x: Tensor, dtype: ScalarType, rounding: str | None) -> Tensor:
+    if rounding not in (None, "rtne", "rtz"):
+        raise TileTypeError(f"unknown rounding mode {rounding!r}; use 'rtne' or 'rtz'")
+    if x.dtype != T.float64:
+        x = cast(b, x, T.float32)  # exact for fp16/bf16; integers in fp8's range are exact too
+    bits = fp8.encode(b, x, fp8.FORMATS[dtype], rounding or "rtne")
+    return Tensor(b.bitcast(bits.value, with_element(bits.type, dtype)))
 
 
 def bitcast(b: Builder, x: Tensor, dtype: Element) -> Tensor:
@@ -203,6 +214,10 @@ def computation_type(
         return T.float32 if div_or_mod else T.bfloat16
     if "bf16" in names:
         return T.float32
+    if a in UNSUPPORTED_TYPES or c in UNSUPPORTED_TYPES:  # fp8: Triton's rule 5
+        if a in UNSUPPORTED_TYPES and c in UNSUPPORTED_TYPES:
+            return a if a == c else T.float16
+        raise TileTypeError(f"unexpected type {a} and {c}")
     if (
         div_or_mod
         and a.is_int_unsigned() != c.is_int_unsigned()
