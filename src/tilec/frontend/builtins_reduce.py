@@ -10,6 +10,7 @@ from ..errors import TileTypeError
 from ..ir import types as T
 from ..ir.ops import ReduceOp, ScanOp
 from ..ir.types import ScalarType
+from . import fp8
 from . import semantics as S
 from .builtin import builtin
 from .builtins_shape import _reshape, axis_arg, dtype_arg, tensor_arg
@@ -128,6 +129,15 @@ def dot(
         )
     if a.shape[-1] != b.shape[-2] or a.shape[:-2] != b.shape[:-2]:
         raise TileTypeError(f"dot shapes {list(a.shape)} @ {list(b.shape)} do not match")
+    imprecise = unwrap(max_num_imprecise_acc)
+    if a.dtype in fp8.FORMATS and b.dtype in fp8.FORMATS:
+        if imprecise is not None and imprecise > a.shape[-1]:
+            raise TileTypeError(f"max_num_imprecise_acc ({imprecise}) must be <= K ({a.shape[-1]})")
+        # every fp8 value is an fp16, and fp16 products are exact in fp32: an fp16 dot of the
+        # decoded operands accumulates all of K in full fp32 precision (max_num_imprecise_acc
+        # only bounds how much of it Hopper's fp8 MMA may add at reduced precision)
+        a, b = S.cast(ctx.b, a, T.float16), S.cast(ctx.b, b, T.float16)
+        imprecise = None
     ret = _dot_types(a, b, out_dtype)
     shape = (*a.shape[:-1], b.shape[-1])
     precision = unwrap(input_precision)
@@ -144,5 +154,4 @@ def dot(
         c = tensor_arg(ctx, acc_v, "acc")
         if c.shape != shape or c.dtype != ret:
             raise TileTypeError(f"dot's acc must be a {list(shape)} {ret} tile, got {c.type}")
-    imprecise = unwrap(max_num_imprecise_acc)
     return Tensor(ctx.b.dot(a.value, b.value, c.value, precision, imprecise))
