@@ -78,7 +78,7 @@ def bits_of(b: Builder, x: Tensor) -> Tensor:
 
 
 def decode(b: Builder, bits: Tensor, fmt: MiniFloat) -> Tensor:
-    """The fp32 value of each 8-bit (or narrower) pattern in ``bits`` (any integer type)."""
+    """The fp32 value of each pattern in ``bits`` (an unsigned integer tile)."""
     ops = _Ops(b, bits.shape)
     u = b.cast(bits.value, with_element(bits.type, T.uint32))
     sign = ops.bin(BK.SHL, ops.bin(BK.SHR, u, fmt.exponent + fmt.mantissa), 31)
@@ -206,13 +206,6 @@ class _WordOps(_Ops):
         half_less = self.bin(BK.SUB, self.bin(BK.SHL, one, self.bin(BK.SUB, s, 1)), 1)
         odd = self.bin(BK.AND, self.bin(BK.SHR, v, s), 1)
         return self.bin(BK.SHR, self.bin(BK.ADD, self.bin(BK.ADD, v, half_less), odd), s)
-
-
-def format_of(dtype: ScalarType) -> MiniFloat:
-    fmt = FORMATS.get(dtype)
-    if fmt is None:
-        raise UnsupportedFeature(f"conversions from {dtype!r} are not supported by tilec")
-    return fmt
 
 
 def reject_compute(module: ModuleOp) -> None:

@@ -28,7 +28,7 @@ _STORAGE_OF = {"e2m1": _types.uint8, "e4m3": _types.uint8, "e5m2": _types.uint8,
                "bf16": _types.uint16, "fp16": _types.uint16}  # fmt: skip
 
 
-def _check_operand(side, dtype, fmt):
+def _check_operand(dtype, fmt):
     if fmt not in FORMATS:
         raise TileTypeError(f"Invalid float format: {fmt}.")
     if dtype != _STORAGE_OF[fmt] and dtype != _FLOAT_OF.get(fmt):
@@ -66,8 +66,8 @@ def _plan(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rh
             f"Both inputs must be either 2D or 3D; (lhs: {list(lhs_shape)} vs rhs: "
             f"{list(rhs_shape)})"
         )
-    _check_operand("lhs", lhs_dtype, lhs_format)
-    _check_operand("rhs", rhs_dtype, rhs_format)
+    _check_operand(lhs_dtype, lhs_format)
+    _check_operand(rhs_dtype, rhs_format)
     for side, fmt, k_pack in (("lhs", lhs_format, lhs_k_pack), ("rhs", rhs_format, rhs_k_pack)):
         if not k_pack and fmt != "e2m1":
             raise TileTypeError(
