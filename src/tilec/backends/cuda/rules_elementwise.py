@@ -12,9 +12,9 @@ from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.core import Op
-from ...ir.types import PointerType, ScalarType, TileType, element_of
+from ...ir.types import PointerType, ScalarType, TileType, element_of, float32
+from . import fdiv, math_functions, range_compare, scalar_ops
 from . import intrinsics as intr
-from . import math_functions, scalar_ops
 from .layout import expand
 from .lowering import Lowering, Rule, Tile
 from .types import I32, memory_type
@@ -43,6 +43,8 @@ def _scalar_elem(op: Op, index: int = 0) -> ScalarType:
 def _binary(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.BinaryOp)
     elem = _scalar_elem(op)
+    if op.kind is O.BinaryKind.DIV and elem == float32 and not op.fast and _divide(L, op):
+        return
     elementwise(
         L,
         op,
@@ -50,8 +52,26 @@ def _binary(L: Lowering, op: Op) -> None:
     )
 
 
+def _divide(L: Lowering, op: Op) -> bool:
+    """fp32 division of a tile with many registers per thread, in groups (see fdiv.py); False
+    leaves smaller tiles and scalars to ``div.rn.f32`` one by one."""
+    result = op.results[0]
+    if not isinstance(result.type, TileType):
+        return False
+    layout = L.want(result)
+    keys = L.keys(layout, result.type.shape)
+    if len(keys) < fdiv.GROUP:
+        return False
+    x, y = (L.value(v, layout) for v in op.operands)
+    pairs = [tuple(v.regs[k] if isinstance(v, Tile) else v for v in (x, y)) for k in keys]
+    L.set(result, Tile(layout, result.type.shape, dict(zip(keys, fdiv.divide(L.b, pairs)))))
+    return True
+
+
 def _compare(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.CompareOp)
+    if range_compare.lower(L, op):
+        return
     elem = element_of(op.operands[0].type)
     elementwise(L, op, lambda a: scalar_ops.compare(L.b, op.kind, a[0], a[1], elem))
 
