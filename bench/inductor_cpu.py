@@ -1,104 +1,70 @@
 """torch.compile on the CPU: Inductor's triton backend on tilec against its C++ backend.
 
-Each graph is compiled twice in one process (``cpu_backend="triton"`` after
-``tilec.install_as_triton()``, and ``cpu_backend="cpp"``, which needs a C++ compiler), checked
-against eager float64, then timed as the median of interleaved repetitions (the two backends
-take turns, so drift hits both). Prints a table with the tilec/C++ time ratio per graph and their
-geomean, plus compile times, and writes JSON to bench/results/.
+The graphs are the ones tests/compat_inductor/graphs.py checks, at the sizes in ``SIZES``. Each
+is compiled twice in one process (``cpu_backend="triton"`` after ``tilec.install_as_triton()``,
+and ``cpu_backend="cpp"``, which needs a C++ compiler), checked against eager float64, then
+timed with the two backends taking turns call by call. Prints per graph the ratio of the median
+times, the quartiles of the ratio of each interleaved pair (the spread: drift on a shared
+machine hits both halves of a pair), their geomean and compile times; writes JSON to
+bench/results/.
 
-    python bench/inductor_cpu.py [--threads N] [--quick] [--graphs softmax,mlp]
+    python bench/inductor_cpu.py [--threads N] [--quick] [--reps N] [--graphs softmax,mlp]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 BACKENDS = ("triton", "cpp")
+GRAPHS_PY = Path(__file__).resolve().parents[1] / "tests" / "compat_inductor" / "graphs.py"
+
+# graph (tests/compat_inductor/graphs.py) -> its inputs at the default size and with --quick
+SIZES: dict[str, tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]]] = {
+    "pointwise": (lambda t: (t.randn(1 << 22),), lambda t: (t.randn(1 << 16),)),
+    "reduction": (lambda t: (t.randn(4096, 1024),), lambda t: (t.randn(256, 1024),)),
+    "softmax": (lambda t: (t.randn(4096, 1024),), lambda t: (t.randn(256, 1024),)),
+    "layer_norm": (lambda t: (t.randn(8192, 1024), t.randn(1024), t.randn(1024)),
+                   lambda t: (t.randn(256, 1024), t.randn(1024), t.randn(1024))),
+    "mlp": (lambda t: (t.randn(512, 512), t.randn(512, 1024) / 23, t.randn(1024),
+                       t.randn(1024, 512) / 32),
+            lambda t: (t.randn(64, 512), t.randn(512, 1024) / 23, t.randn(1024),
+                       t.randn(1024, 512) / 32)),
+    "block": (lambda t: _graphs().block_inputs(t, 512, 256),
+              lambda t: _graphs().block_inputs(t, 64, 256)),
+}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Graph:
-    name: str
-    fn: Callable[..., Any]
-    inputs: Callable[[Any, bool], tuple[Any, ...]]  # (torch, quick) -> inputs
-    backward: bool = False
+def _graphs() -> Any:
+    """The test suite's graph module (the graphs the tests check are the ones timed here)."""
+    name = "compat_inductor_graphs"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, GRAPHS_PY)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the file runs
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
-def _pointwise(x: Any) -> Any:
-    import torch
-
-    return torch.sin(x) * torch.exp(-x * x) + torch.tanh(x) - torch.erf(x) / 3
-
-
-def _reduction(x: Any) -> Any:
-    return x.sum(dim=-1) + x.amax(dim=-1) * 0.5
-
-
-def _softmax(x: Any) -> Any:
-    return x.softmax(dim=-1)
-
-
-def _layer_norm(x: Any, w: Any, b: Any) -> Any:
-    import torch
-
-    return torch.nn.functional.layer_norm(x, x.shape[-1:], w, b, 1e-5)
-
-
-def _mlp(x: Any, w1: Any, b1: Any, w2: Any) -> Any:
-    import torch
-
-    return (torch.nn.functional.gelu(x @ w1 + b1) @ w2).sum()
-
-
-def _block(x: Any, wq: Any, wk: Any, wv: Any, wo: Any, w1: Any, w2: Any) -> Any:
-    """A pre-norm transformer block (one head, causal attention, GELU MLP)."""
-    import torch
-    import torch.nn.functional as F
-
-    h = F.layer_norm(x, x.shape[-1:])
-    q, k, v = h @ wq, h @ wk, h @ wv
-    scores = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
-    mask = torch.ones(x.shape[-2], x.shape[-2], dtype=torch.bool).tril()
-    x = x + (scores.masked_fill(~mask, float("-inf")).softmax(-1) @ v) @ wo
-    return x + F.gelu(F.layer_norm(x, x.shape[-1:]) @ w1) @ w2
-
-
-def _sizes(quick: bool, full: int, small: int) -> int:
-    return small if quick else full
-
-
-GRAPHS = (
-    Graph("pointwise", _pointwise, lambda t, q: (t.randn(_sizes(q, 1 << 22, 1 << 16)),)),
-    Graph("reduction", _reduction, lambda t, q: (t.randn(_sizes(q, 4096, 256), 1024),)),
-    Graph("softmax", _softmax, lambda t, q: (t.randn(_sizes(q, 4096, 256), 1024),)),
-    Graph("layer_norm", _layer_norm,
-          lambda t, q: (t.randn(_sizes(q, 8192, 256), 1024), t.randn(1024), t.randn(1024))),
-    Graph("mlp", _mlp, lambda t, q: (t.randn(_sizes(q, 512, 64), 512), t.randn(512, 1024) / 23,
-                                     t.randn(1024), t.randn(1024, 512) / 32), backward=True),
-    Graph("block", _block, lambda t, q: (t.randn(_sizes(q, 512, 64), 256),
-                                         *(t.randn(256, 256) / 16 for _ in range(4)),
-                                         t.randn(256, 1024) / 16, t.randn(1024, 256) / 32)),
-)  # fmt: skip
-
-
-def _call(graph: Graph, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+def _call(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     out = fn(*args)
     if graph.backward:
         out.backward()
     return out
 
 
-def _max_error(graph: Graph, fn: Callable[..., Any], args: tuple[Any, ...]) -> float:
+def _max_error(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> float:
     """Largest difference to eager float64, relative to the reference's magnitude."""
     got_args = tuple(a.detach().clone().requires_grad_(graph.backward) for a in args)
     ref_args = tuple(a.detach().double().requires_grad_(graph.backward) for a in args)
@@ -112,19 +78,40 @@ def _max_error(graph: Graph, fn: Callable[..., Any], args: tuple[Any, ...]) -> f
     return worst
 
 
-def _compile(torch: Any, graph: Graph, backend: str, args: tuple[Any, ...]) -> tuple[Any, float]:
-    import torch._inductor.config as inductor_config
+def _compile(torch: Any, graph: Any, backend: str, args: tuple[Any, ...]) -> tuple[Any, float]:
+    """The graph compiled for ``backend`` and the seconds its first call took.
 
-    inductor_config.cpu_backend = backend
-    torch._dynamo.reset()
-    compiled = torch.compile(graph.fn)
+    The backend is an option of this compilation, not the global Inductor config: Dynamo keeps
+    one cache entry per backend on the function's code, and a later call of the other
+    compilation would otherwise run whichever code the config names at that moment."""
+    compiled = torch.compile(graph.fn, options={"cpu_backend": backend})
     start = time.perf_counter()
     _call(graph, compiled, tuple(a.detach().requires_grad_(graph.backward) for a in args))
     return compiled, time.perf_counter() - start
 
 
-def _time(graph: Graph, fns: dict[str, Any], args: tuple[Any, ...], reps: int) -> dict[str, float]:
-    """Median seconds per call, the backends interleaved."""
+def _triton_launches(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> int:
+    """How many Triton kernels (tilec's here) one call of ``fn`` launches."""
+    from torch._inductor.runtime import triton_heuristics
+
+    autotuner = triton_heuristics.CachingAutotuner
+    original, count = autotuner.run, [0]
+
+    def counted(self: Any, *a: Any, **k: Any) -> Any:
+        count[0] += 1
+        return original(self, *a, **k)
+
+    autotuner.run = counted  # type: ignore[method-assign]
+    try:
+        _call(graph, fn, tuple(a.detach().requires_grad_(graph.backward) for a in args))
+    finally:
+        autotuner.run = original  # type: ignore[method-assign]
+    return count[0]
+
+
+def _time(graph: Any, fns: dict[str, Any], args: tuple[Any, ...], reps: int) -> dict[str, Any]:
+    """Seconds per call of each backend, the backends interleaved, and the tilec/C++ ratio of
+    each interleaved pair (drift on a shared machine hits both halves of a pair alike)."""
     inputs = tuple(a.detach().requires_grad_(graph.backward) for a in args)
     samples: dict[str, list[float]] = {b: [] for b in fns}
     for _ in range(reps):
@@ -132,13 +119,19 @@ def _time(graph: Graph, fns: dict[str, Any], args: tuple[Any, ...], reps: int) -
             start = time.perf_counter()
             _call(graph, fn, inputs)
             samples[backend].append(time.perf_counter() - start)
-    return {b: statistics.median(s) for b, s in samples.items()}
+    return {**samples, "pairs": [t / c for t, c in zip(samples["triton"], samples["cpp"])]}
+
+
+def _quartiles(values: list[float]) -> tuple[float, float]:
+    q = statistics.quantiles(values, n=4)
+    return q[0], q[2]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
     parser.add_argument("--quick", action="store_true", help="small inputs, few repetitions")
+    parser.add_argument("--reps", type=int, default=0, help="timed calls per backend")
     parser.add_argument("--graphs", default="", help="comma-separated subset")
     opts = parser.parse_args()
 
@@ -147,31 +140,43 @@ def main() -> None:
     tilec.install_as_triton()
     import torch
 
-    torch.set_num_threads(opts.threads)  # tilec's grid threads follow it (compat/launcher.py)
+    torch.set_num_threads(opts.threads)  # tilec's grid threads follow it (compat launcher)
     torch.manual_seed(0)
-    chosen = [g for g in GRAPHS if not opts.graphs or g.name in opts.graphs.split(",")]
-    reps = 5 if opts.quick else 21
+    graphs = _graphs().GRAPHS
+    chosen = [n for n in SIZES if not opts.graphs or n in opts.graphs.split(",")]
+    reps = opts.reps or (101 if opts.quick else 21)
     rows = []
-    print(f"{'graph':<12} {'tilec ms':>10} {'C++ ms':>10} {'ratio':>7} "
+    print(f"{'graph':<12} {'tilec ms':>10} {'C++ ms':>10} {'ratio':>7} {'pairs p25-p75':>14} "
           f"{'compile tilec s':>16} {'compile C++ s':>14} {'max error':>10}")  # fmt: skip
-    for graph in chosen:
-        args = graph.inputs(torch, opts.quick)
+    for name in chosen:
+        graph = graphs[name]
+        args = SIZES[name][1 if opts.quick else 0](torch)
         compiled, compile_s, errors = {}, {}, {}
+        torch._dynamo.reset()
         for backend in BACKENDS:
             compiled[backend], compile_s[backend] = _compile(torch, graph, backend, args)
             errors[backend] = _max_error(graph, compiled[backend], args)
+        launches = {b: _triton_launches(graph, compiled[b], args) for b in BACKENDS}
+        if not launches["triton"] or launches["cpp"]:
+            raise SystemExit(f"{name}: Triton kernel launches per call {launches}: the timed "
+                             "code is not the backend it is labelled with")  # fmt: skip
         if errors["triton"] > 1e-4:
-            raise SystemExit(f"{graph.name}: tilec's result is off by {errors['triton']:.3g}")
-        times = _time(graph, compiled, args, reps)
-        ratio = times["triton"] / times["cpp"]
-        rows.append({"graph": graph.name, "tilec_s": times["triton"], "cpp_s": times["cpp"],
-                     "ratio": ratio, "compile_tilec_s": compile_s["triton"],
-                     "compile_cpp_s": compile_s["cpp"], "max_error": errors["triton"]})  # fmt: skip
-        print(f"{graph.name:<12} {times['triton'] * 1e3:>10.3f} {times['cpp'] * 1e3:>10.3f} "
-              f"{ratio:>7.2f} {compile_s['triton']:>16.2f} {compile_s['cpp']:>14.2f} "
-              f"{errors['triton']:>10.1e}")  # fmt: skip
+            raise SystemExit(f"{name}: tilec's result is off by {errors['triton']:.3g}")
+        samples = _time(graph, compiled, args, reps)
+        tilec_s, cpp_s = statistics.median(samples["triton"]), statistics.median(samples["cpp"])
+        low, high = _quartiles(samples["pairs"])
+        rows.append({"graph": name, "tilec_s": tilec_s, "cpp_s": cpp_s, "ratio": tilec_s / cpp_s,
+                     "pair_ratio_p25": low, "pair_ratio_p75": high, "reps": reps,
+                     "compile_tilec_s": compile_s["triton"], "compile_cpp_s": compile_s["cpp"],
+                     "max_error": errors["triton"]})  # fmt: skip
+        print(f"{name:<12} {tilec_s * 1e3:>10.3f} {cpp_s * 1e3:>10.3f} {tilec_s / cpp_s:>7.2f} "
+              f"{f'{low:.2f}-{high:.2f}':>14} {compile_s['triton']:>16.2f} "
+              f"{compile_s['cpp']:>14.2f} {errors['triton']:>10.1e}", flush=True)  # fmt: skip
     geomean = math.exp(statistics.fmean(math.log(r["ratio"]) for r in rows))
-    print(f"geomean tilec/C++ time: {geomean:.2f} (threads={opts.threads})")
+    print(
+        f"geomean tilec/C++ time: {geomean:.2f} (threads={opts.threads}, {reps} interleaved "
+        "calls per backend; ratio = median/median, pairs = each interleaved pair's ratio)"
+    )
     out = Path(__file__).with_name("results") / f"inductor_cpu{'_quick' if opts.quick else ''}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({

@@ -50,6 +50,29 @@ def _mlp(x: Any, w1: Any, b1: Any, w2: Any) -> Any:
     return (torch.nn.functional.gelu(x @ w1 + b1) @ w2).sum()
 
 
+def _block(x: Any, wq: Any, wk: Any, wv: Any, wo: Any, w1: Any, w2: Any) -> Any:
+    """A pre-norm transformer block (one head, causal attention, GELU MLP)."""
+    import math
+
+    import torch
+    import torch.nn.functional as F
+
+    h = F.layer_norm(x, x.shape[-1:])
+    q, k, v = h @ wq, h @ wk, h @ wv
+    scores = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    mask = torch.ones(x.shape[-2], x.shape[-2], dtype=torch.bool, device=x.device).tril()
+    x = x + (scores.masked_fill(~mask, float("-inf")).softmax(-1) @ v) @ wo
+    return x + F.gelu(F.layer_norm(x, x.shape[-1:]) @ w1) @ w2
+
+
+def block_inputs(torch: Any, rows: int, width: int) -> tuple[Any, ...]:
+    """The block's activations (rows x width) and weights, scaled to keep values near 1."""
+    hidden = 4 * width
+    square = [torch.randn(width, width) / width**0.5 for _ in range(4)]
+    mlp = [torch.randn(width, hidden) / width**0.5, torch.randn(hidden, width) / hidden**0.5]
+    return (torch.randn(rows, width), *square, *mlp)
+
+
 def _dynamic(x: Any) -> Any:
     return (x * x.sigmoid()).sum(dim=0)
 
@@ -71,6 +94,7 @@ GRAPHS = {
             lambda t: (t.randn(16, 64), t.randn(64, 128) / 8, t.randn(128), t.randn(128, 32) / 8),
             backward=True,
         ),
+        Graph("block", _block, lambda t: block_inputs(t, 24, 32)),
         Graph("dynamic", _dynamic, lambda t: (t.randn(33, 70),), dynamic=True),
     )
 }
