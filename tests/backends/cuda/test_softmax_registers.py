@@ -79,3 +79,9 @@ def test_registers_stay_under_the_occupancy_step(
     regs, spills = _figures(block, relocatable, tmp_path)
     assert spills == 0
     assert regs <= LIMITS[block, relocatable], regs
+
+
+def test_the_row_max_is_one_max_per_element() -> None:
+    ptx = _ptx(16384)
+    assert len(re.findall(r"\bmax\.f32\b", ptx)) >= 64  # 64 elements per thread
+    assert "setp.nan" not in ptx  # no compare-and-select spelling of the maximum

@@ -32,23 +32,37 @@ _Q_EXP = (-96, 125)  # exponent of x minus exponent of y
 GROUP = 16
 
 
-def _in_range(b: ir.IRBuilder, v: ir.Value, lo: int, hi: int) -> ir.Value:
-    shifted = b.sub(v, ir.Constant(I32, lo)) if lo else v
-    return b.icmp_unsigned("<=", shifted, ir.Constant(I32, hi - lo))
+def _field_range(lo: int, hi: int) -> tuple[int, int]:
+    return lo + 127, hi + 127
 
 
-def _exponent(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    """The unbiased exponent of an fp32 value (-127 for zeros and subnormals)."""
-    field = b.and_(b.lshr(b.bitcast(x, I32), ir.Constant(I32, 23)), ir.Constant(I32, 0xFF))
-    return b.sub(field, ir.Constant(I32, 127))
+def _magnitude(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return b.and_(b.bitcast(x, I32), ir.Constant(I32, 0x7FFFFFFF))
+
+
+def _x_bounds(b: ir.IRBuilder, y: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """Whether ``y`` is in range, and the lowest and highest magnitude bits of an ``x`` in
+    range for it (computed once for a divisor shared by the tile, as softmax's is)."""
+    c = lambda v: ir.Constant(I32, v)  # noqa: E731
+    y_field = b.lshr(_magnitude(b, y), c(23))
+    y_lo, y_hi = _field_range(*_Y_EXP)
+    ok_y = b.icmp_unsigned("<=", b.sub(y_field, c(y_lo)), c(y_hi - y_lo))
+    x_lo, x_hi = _field_range(*_X_EXP)
+    lo = b.add(y_field, c(_Q_EXP[0]))
+    lo = b.select(b.icmp_signed("<", lo, c(x_lo)), c(x_lo), lo)
+    hi = b.add(y_field, c(_Q_EXP[1]))
+    hi = b.select(b.icmp_signed(">", hi, c(x_hi)), c(x_hi), hi)
+    return ok_y, b.shl(lo, c(23)), b.or_(b.shl(hi, c(23)), c(0x7FFFFF))
 
 
 def _fast_path_applies(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    ex, ey = _exponent(b, x), _exponent(b, y)
-    ok_q = b.and_(_in_range(b, ex, *_X_EXP), _in_range(b, b.sub(ex, ey), *_Q_EXP))
-    magnitude = b.and_(b.bitcast(x, I32), ir.Constant(I32, 0x7FFFFFFF))
-    x_zero = b.icmp_unsigned("==", magnitude, ir.Constant(I32, 0))
-    return b.and_(_in_range(b, ey, *_Y_EXP), b.or_(x_zero, ok_q))
+    """x and y in the fast path's range, or x a zero and y in range: four integer operations
+    per x once the divisor's bounds are known."""
+    ok_y, lo, hi = _x_bounds(b, y)
+    mx = _magnitude(b, x)
+    inside = b.icmp_unsigned("<=", b.sub(mx, lo), b.sub(hi, lo))
+    zero = b.icmp_unsigned("==", mx, ir.Constant(I32, 0))
+    return b.and_(ok_y, b.or_(inside, zero))
 
 
 def _fma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:

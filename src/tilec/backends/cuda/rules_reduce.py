@@ -14,7 +14,7 @@ from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.core import Block, Op
-from ...ir.types import TileType
+from ...ir.types import TileType, float32, float64
 from . import intrinsics as intr
 from .layout import DimMap, Layout, Slice, with_dim
 from .lowering import Key, Lowering, Rule, Tile
@@ -23,12 +23,32 @@ from .types import I8, I32
 
 def combine(L: Lowering, block: Block, acc: list[ir.Value], new: list[ir.Value]) -> list[ir.Value]:
     """Lower the combine region once on scalar values and return what it yields."""
+    minmax = _plain_minmax(block)
+    if minmax is not None:
+        return [intr.llvm_intrinsic(L.b, minmax, [acc[0], new[0]])]
     for arg, v in zip(block.args, [*acc, *new]):
         L.set(arg, v)
     L.block(block)
     term = block.terminator
     assert term is not None
     return [L.scalar(v) for v in term.operands]
+
+
+def _plain_minmax(block: Block) -> str | None:
+    """``minnum``/``maxnum`` when the region is ``tl.min``/``tl.max`` of fp32 or fp64 without
+    propagate_nan: PTX min/max.f32 (one instruction, NaN ignored as documented) instead of the
+    compares and selects that also order -0.0 below +0.0, which a reduction does not promise."""
+    ops = [op for op in block.ops if not op.is_terminator]
+    if len(ops) != 1 or not isinstance(ops[0], O.BinaryOp) or len(block.args) != 2:
+        return None
+    op, term = ops[0], block.terminator
+    if op.kind not in (O.BinaryKind.MIN, O.BinaryKind.MAX) or op.propagate_nan:
+        return None
+    if term is None or list(term.operands) != [op.results[0]]:
+        return None
+    if list(op.operands) != block.args or op.results[0].type not in (float32, float64):
+        return None
+    return "minnum" if op.kind is O.BinaryKind.MIN else "maxnum"
 
 
 def _reduce(L: Lowering, op: Op) -> None:
