@@ -46,9 +46,9 @@ def softmax_kernel(  # type: ignore[no-untyped-def]
         tl.store(output_ptrs, softmax_output, mask=mask)
 
 
-def _figures(block: int, relocatable: bool, tmp_path: Path) -> tuple[int, int]:
-    """(registers, spill-store bytes) of the kernel for n_cols up to ``block``: num_warps=8
-    and num_stages=4 as the tutorial picks them on an H100/H200; every i32 divisible by 16."""
+def _ptx(block: int) -> str:
+    """The kernel for n_cols up to ``block``: num_warps=8 and num_stages=4 as the tutorial
+    picks them on an H100/H200; every i32 divisible by 16, as torch's strides and sizes are."""
     signature = (
         f"*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, BLOCK_SIZE={block}, num_stages=4"
     )
@@ -56,8 +56,13 @@ def _figures(block: int, relocatable: bool, tmp_path: Path) -> tuple[int, int]:
         compiled = tilec.compile(
             softmax_kernel, signature, target="cuda:sm_90a", num_warps=8, num_stages=4
         )
+    return str(compiled.asm["ptx"])
+
+
+def _figures(block: int, relocatable: bool, tmp_path: Path) -> tuple[int, int]:
+    """(registers, spill-store bytes) as ptxas reports them."""
     src = tmp_path / "softmax.ptx"
-    src.write_text(str(compiled.asm["ptx"]))
+    src.write_text(_ptx(block))
     flags = ["-c"] if relocatable else []
     cmd = [str(PTXAS), "-arch=sm_90a", "-O3", "-v", *flags, str(src), "-o", str(tmp_path / "o")]
     log = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
