@@ -33,5 +33,5 @@ def test_naming_fp8_in_a_comparison_compiles() -> None:
 
 def test_arithmetic_on_fp8_is_a_clear_error() -> None:
     x = np.zeros(16, np.float32)
-    with pytest.raises(UnsupportedFeature, match=r"on tl.float8e4nv values is not supported"):
+    with pytest.raises(UnsupportedFeature, match=r"on fp8 dtypes \(tl.float8e4nv\) is not supported"):
         _computes_with_fp8[(1,)](x, x, BLOCK=16)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import TileTypeError
+from ..ir import types as T
 from ..ir.ops import AtomicKind
 from ..ir.types import ScalarType
 from . import semantics as S
@@ -44,10 +45,23 @@ def _atomic_operands(
     return ptr, v, m
 
 
+def _check_rmw_element(ptr: Any, name: str) -> None:
+    """Triton's rule: read-modify-write atomics need 32/64-bit elements (fp16 and bf16 only
+    for atomic_add)."""
+    elem = _pointer(ptr, name).dtype.element  # type: ignore[union-attr]
+    if not isinstance(elem, ScalarType):
+        return
+    if elem.bits < 16 or elem in (T.int16, T.uint16):
+        raise TileTypeError(f"{name} does not support {elem}")
+    if elem in (T.float16, T.bfloat16) and name != "atomic_add":
+        raise TileTypeError(f"{name} does not support {elem}")
+
+
 def _rmw(kind: AtomicKind, name: str, ints_only: bool = False) -> Any:
     def impl(
         ctx: Any, pointer: Any, val: Any, mask: Any = None, sem: Any = None, scope: Any = None
     ) -> Tensor:
+        _check_rmw_element(pointer, name)
         ptr, v, m = _atomic_operands(ctx, pointer, val, mask, name)
         if ints_only and not v.dtype.is_int():
             raise TileTypeError(f"{name} needs integer elements, got {v.dtype}")

@@ -218,7 +218,7 @@ def reject_compute(module: ModuleOp) -> None:
             element = element_of(v.type)
             if isinstance(element, ScalarType) and element in T.UNSUPPORTED_TYPES:
                 raise UnsupportedFeature(
-                    f"'{op.name}' on {element!r} values is not supported by tilec: fp8 values "
+                    f"'{op.name}' on fp8 dtypes ({element!r}) is not supported by tilec: fp8 values "
                     "can be loaded, stored and converted; convert to tl.float16 or tl.float32 "
                     "to compute",
                     op.loc,
