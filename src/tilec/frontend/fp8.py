@@ -124,9 +124,9 @@ def _max_finite(fmt: MiniFloat) -> int:
 
 def encode(b: Builder, x: Tensor, fmt: MiniFloat, rounding: str) -> Tensor:
     """The uint8 patterns of fp32/fp64 ``x`` in ``fmt``, rounded to nearest even (or toward
-    zero). A finite value beyond the range is the largest finite value in the finite formats
-    (as NVIDIA's ``satfinite`` conversions give), infinity in e5m2 (as IEEE rounding gives);
-    NaN stays NaN. Integer arithmetic on the source's bits, so no step rounds twice."""
+    zero). Values beyond the range, infinities included, become the largest finite value of
+    their sign in every format, e5m2 too (Triton's clamping, NVIDIA's ``satfinite``); NaN
+    stays NaN. Integer arithmetic on the source's bits, so no step rounds twice."""
     src = x.dtype
     assert isinstance(src, ScalarType)
     word, e_src, m_src, bias_src = (
@@ -150,13 +150,12 @@ def encode(b: Builder, x: Tensor, fmt: MiniFloat, rounding: str) -> Tensor:
     is_normal = b.compare(CompareKind.GE, mag, ops.const(min_normal))
     bits = b.select(is_normal, normal, tiny)
     bits = b.select(ops.eq(exp, 0), ops.const(0), bits)  # source zeros and subnormals
-    return Tensor(_finish(ops, bits, sign, mag, fmt, e_src, m_src, rounding))
+    return Tensor(_finish(ops, bits, sign, mag, fmt, e_src, m_src))
 
 
 def _finish(
-    ops: _WordOps, bits: Value, sign: Value, mag: Value, fmt: MiniFloat, e_src: int, m_src: int,
-    rounding: str,
-) -> Value:  # fmt: skip
+    ops: _WordOps, bits: Value, sign: Value, mag: Value, fmt: MiniFloat, e_src: int, m_src: int
+) -> Value:
     """Clamp to the format's range, map infinities and NaNs, put the sign back; as uint8."""
     b = ops.b
     inf_bits = ((1 << e_src) - 1) << m_src
@@ -164,13 +163,8 @@ def _finish(
     is_inf = ops.eq(mag, inf_bits)
     biggest = ops.const(_max_finite(fmt))
     over = b.compare(CompareKind.GT, bits, biggest)
-    if fmt.specials is Specials.IEEE:
-        inf = ops.const(((1 << fmt.exponent) - 1) << fmt.mantissa)
-        bits = b.select(over, inf if rounding == "rtne" else biggest, bits)
-        bits = b.select(is_inf, inf, bits)
-    else:
-        bits = b.select(over, biggest, bits)
-        bits = b.select(is_inf, biggest, bits)
+    bits = b.select(over, biggest, bits)
+    bits = b.select(is_inf, biggest, bits)
     signed = ops.bin(BK.OR, bits, ops.bin(BK.SHL, sign, fmt.exponent + fmt.mantissa))
     if fmt.specials is Specials.FNUZ:  # no negative zero: 0x80 is the NaN
         signed = b.select(ops.eq(bits, 0), bits, signed)
