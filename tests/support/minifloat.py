@@ -7,6 +7,7 @@ import numpy as np
 # exponent bits, mantissa bits, bias, where the NaNs and infinities are
 FP8 = {
     "float8e4nv": (4, 3, 7, "fn"),
+    "float8e4b15": (4, 3, 15, "fn"),
     "float8e5": (5, 2, 15, "ieee"),
     "float8e4b8": (4, 3, 8, "fnuz"),
     "float8e5b16": (5, 2, 16, "fnuz"),

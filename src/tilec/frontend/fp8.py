@@ -41,6 +41,7 @@ class MiniFloat:
 
 FORMATS: dict[ScalarType, MiniFloat] = {
     T.float8e4nv: MiniFloat(4, 3, 7, Specials.FN),
+    T.float8e4b15: MiniFloat(4, 3, 15, Specials.FN),
     T.float8e5: MiniFloat(5, 2, 15, Specials.IEEE),
     T.float8e4b8: MiniFloat(4, 3, 8, Specials.FNUZ),
     T.float8e5b16: MiniFloat(5, 2, 16, Specials.FNUZ),
