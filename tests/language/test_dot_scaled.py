@@ -209,3 +209,30 @@ def test_errors_carry_tritons_messages():
         bad_format_kernel[(1,)]("e4m3", tl.float16)
     with pytest.raises(CompileError, match=r"Unexpected dtype for bf16\. Got u8"):
         bad_format_kernel[(1,)]("bf16", tl.float32)
+
+
+@jit
+def dot_scaled_loop_kernel(a_ptr, sa_ptr, b_ptr, sb_ptr, out_ptr, M: tl.constexpr,
+                           N: tl.constexpr, K: tl.constexpr, BK: tl.constexpr):  # fmt: skip
+    # a K loop as in Triton's mxfp matmuls: e2m1 lhs (two per byte), e5m2 rhs, both scaled
+    rm, rn = tl.arange(0, M), tl.arange(0, N)
+    acc = tl.zeros((M, N), tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * (K // 2) + (k // 2 + tl.arange(0, BK // 2))[None, :])
+        b = tl.load(b_ptr + (k + tl.arange(0, BK))[:, None] * N + rn[None, :])
+        ks = k // 32 + tl.arange(0, BK // 32)
+        sa = tl.load(sa_ptr + rm[:, None] * (K // 32) + ks[None, :])
+        sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + ks[None, :])
+        acc = tl.dot_scaled(a, sa, "e2m1", b, sb, "e5m2", acc)
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def test_accumulating_over_a_k_loop():
+    m, n, k = 16, 32, 256
+    a, b = _bits((m, k // 2), "e2m1"), _bits((k, n), "e5m2")
+    g = rng()
+    sa = g.integers(115, 135, (m, k // 32), dtype=np.uint8)
+    sb = g.integers(115, 135, (n, k // 32), dtype=np.uint8)
+    out = poisoned((m, n), np.float32)
+    dot_scaled_loop_kernel[(1,)](a, sa, b, sb, out, m, n, k, 64)
+    check(out, reference(a, sa, "e2m1", b, sb, "e5m2"))
