@@ -2,8 +2,9 @@
 
 A reduction combines a thread's own registers, then lanes with butterfly shuffles, then warps
 through shared memory; the result has the slice layout (every thread holds its slice's values).
-A scan moves the scanned dimension into each thread (through shared memory), runs sequentially
-and moves back: simple and exact for any combine function, if not the fastest.
+A scan stays in place (scan.py: within a thread, across lanes, across warps); only a layout
+that repeats elements along the scanned axis moves the axis into each thread first and scans it
+there sequentially.
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ from ...ir import ops as O
 from ...ir.core import Block, Op
 from ...ir.types import TileType, float32, float64
 from . import intrinsics as intr
+from . import scan
 from .layout import DimMap, Layout, Slice, with_dim
 from .lowering import Key, Lowering, Rule, Tile
 from .types import I8, I32
 
 
-def combine(L: Lowering, block: Block, acc: list[ir.Value], new: list[ir.Value]) -> list[ir.Value]:
+def combine(
+    L: Lowering, block: Block, acc: list[ir.Value], new: list[ir.Value], reduction: bool = False
+) -> list[ir.Value]:
     """Lower the combine region once on scalar values and return what it yields."""
-    minmax = _plain_minmax(block)
+    minmax = _plain_minmax(block) if reduction else None
     if minmax is not None:
         return [intr.llvm_intrinsic(L.b, minmax, [acc[0], new[0]])]
     for arg, v in zip(block.args, [*acc, *new]):
@@ -65,7 +69,9 @@ def _reduce(L: Lowering, op: Op) -> None:
     while step < lanes:
         mask = dm.lane_stride * step
         for key, vals in acc.items():
-            acc[key] = combine(L, op.combine, vals, [intr.shuffle_xor(L.b, v, mask) for v in vals])
+            acc[key] = combine(
+                L, op.combine, vals, [intr.shuffle_xor(L.b, v, mask) for v in vals], True
+            )
         step *= 2
     out_layout: Layout = Slice(layout, axis)
     out_shape = shape[:axis] + shape[axis + 1 :]
@@ -86,7 +92,7 @@ def _within_thread(
     for key in sorted(L.keys(layout, shape), key=lambda k: (k[axis], k)):
         out = key[:axis] + key[axis + 1 :]
         vals = [t.regs[key] for t in ins]
-        acc[out] = combine(L, op.combine, acc[out], vals) if out in acc else vals
+        acc[out] = combine(L, op.combine, acc[out], vals, True) if out in acc else vals
     return acc
 
 
@@ -148,7 +154,7 @@ def _across_warps(
             for i, v in enumerate(vals):
                 x = b.load(mem.slot(b, i, slot), typ=mem.types[i])
                 got.append(b.trunc(x, v.type) if mem.types[i] is not v.type else x)
-            parts = got if parts is None else combine(L, op.combine, parts, got)
+            parts = got if parts is None else combine(L, op.combine, parts, got, True)
         assert parts is not None
         out[key] = parts
     return out
@@ -165,6 +171,14 @@ def _scan(L: Lowering, op: Op) -> None:
     axis = op.axis
     first = L.tile(op.operands[0])
     layout, shape = first.layout, first.shape
+    done = scan.scan_in_place(
+        L, op, [L.tile(v, layout) for v in op.operands], lambda a, n: combine(L, op.combine, a, n)
+    )
+    if done is not None:
+        for result, tile in zip(op.results, done):
+            L.set(result, tile)
+        return
+    # the layout repeats elements along the axis: gather the axis into each thread
     serial = with_dim(layout, axis, DimMap(spt=shape[axis]))
     ins = [L.convert(L.tile(v, layout), serial) for v in op.operands]
     keys = sorted(

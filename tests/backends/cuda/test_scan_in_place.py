@@ -1,0 +1,105 @@
+"""Scans in place (backends/cuda/scan.py) give the sequential scan, offline.
+
+The scan helper runs on a NumPy model of a thread block (simt_model.py): every thread's
+registers in the tile's layout, butterfly shuffles within warps, warp totals through shared
+memory. The combine function is the composition of affine maps, associative but not
+commutative, so any element taken out of order shows. Layouts are the backend's own for
+1-D and 2-D tiles, either axis, forward and reverse; the PTX of a cumsum has shuffles and no
+per-thread copy of the scanned axis.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import simt_model
+
+import tilec
+import tilec.language as tl
+from tilec import config
+from tilec.backends.cuda import intrinsics, scan
+from tilec.backends.cuda.layout import default_layout
+from tilec.backends.cuda.tile import Tile
+
+P = 1_000_003  # values stay below 2**21: products fit in int64
+
+
+def _compose(acc: list[np.ndarray], new: list[np.ndarray]) -> list[np.ndarray]:
+    """(a1, b1) then (a2, b2): x -> a2 * (a1 * x + b1) + b2."""
+    (a1, b1), (a2, b2) = acc, new
+    return [simt_model.reg((a1 * a2) % P), simt_model.reg((a2 * b1 + b2) % P)]
+
+
+def _reference(a: np.ndarray, b: np.ndarray, axis: int, reverse: bool) -> list[np.ndarray]:
+    a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
+    if reverse:
+        a, b = a[..., ::-1], b[..., ::-1]
+    outs_a, outs_b = np.empty_like(a), np.empty_like(b)
+    acc = [a[..., 0], b[..., 0]]
+    outs_a[..., 0], outs_b[..., 0] = acc
+    for i in range(1, a.shape[-1]):
+        acc = _compose(acc, [a[..., i], b[..., i]])
+        outs_a[..., i], outs_b[..., i] = acc
+    if reverse:
+        outs_a, outs_b = outs_a[..., ::-1], outs_b[..., ::-1]
+    return [np.moveaxis(outs_a, -1, axis), np.moveaxis(outs_b, -1, axis)]
+
+
+class _FakeScan:
+    def __init__(self, axis: int, reverse: bool) -> None:
+        self.axis, self.reverse = axis, reverse
+
+
+CASES = [
+    ((1024,), 4, 4), ((1024,), 8, 1), ((256,), 4, 1), ((128,), 4, 1), ((4096,), 4, 4),
+    ((8, 64), 4, 4), ((64, 8), 4, 1), ((16, 128), 8, 4), ((2, 512), 4, 4), ((32, 32), 8, 1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize(("shape", "num_warps", "vec"), CASES)
+def test_matches_the_sequential_scan(
+    shape: tuple[int, ...], num_warps: int, vec: int, reverse: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(intrinsics, "shuffle_xor", simt_model.shuffle_xor)
+    rng = np.random.default_rng(sum(shape) + num_warps + vec)
+    a = rng.integers(1, P, shape)
+    b = rng.integers(0, P, shape)
+    layout = default_layout(shape, num_warps, vec)
+    for axis in range(len(shape)):
+        block = simt_model.Block(num_warps)
+        tiles = []
+        for data in (a, b):
+            regs = {}
+            for key in block.keys(layout, shape):
+                regs[key] = simt_model.reg(data[tuple(block.coord(layout, shape, key))])
+            tiles.append(Tile(layout, shape, regs))
+        op = _FakeScan(axis, reverse)
+        got = scan.scan_in_place(block, op, tiles, _compose)  # type: ignore[arg-type]
+        if got is None:  # more threads than elements along the axis: scanned elsewhere
+            assert layout.dim_maps()[axis].tile > shape[axis]
+            continue
+        want = _reference(a, b, axis, reverse)
+        for tile, ref in zip(got, want):
+            for key, value in tile.regs.items():
+                np.testing.assert_array_equal(value, ref[tuple(block.coord(layout, shape, key))])
+
+
+@tilec.jit
+def cumsum_row(x_ptr, out_ptr, N: tl.constexpr):  # type: ignore[no-untyped-def]
+    cols = tl.arange(0, N)
+    tl.store(out_ptr + cols, tl.cumsum(tl.load(x_ptr + cols), axis=0))
+
+
+def test_ptx_of_a_long_cumsum_scales_with_the_elements_per_thread() -> None:
+    with config.override(cache_enabled=False):
+        compiled = tilec.compile(
+            cumsum_row, "*fp32:16, *fp32:16, N=4096", target="cuda:sm_90a", num_warps=4
+        )
+    ptx = str(compiled.asm["ptx"])
+    assert len(re.findall(r"shfl\.sync\.bfly", ptx)) >= 5  # 32 lanes along the axis
+    # 32 elements per thread: about 180 additions (a thread holding the whole row: 4095)
+    assert len(re.findall(r"\badd\.(rn\.)?f32", ptx)) < 400
+    assert len(ptx.splitlines()) < 1000
