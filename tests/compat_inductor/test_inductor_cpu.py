@@ -68,7 +68,9 @@ def _assert_match(results: dict[str, dict]) -> None:
 
 @pytest.mark.slow
 def test_graphs_match_eager_without_a_c_compiler(tmp_path):
-    _assert_match(_run_graphs(tmp_path, ["pointwise", "reduction", "softmax", "mlp", "dynamic"]))
+    _assert_match(
+        _run_graphs(tmp_path, ["pointwise", "reduction", "softmax", "mlp", "block", "dynamic"])
+    )
 
 
 @pytest.mark.slow

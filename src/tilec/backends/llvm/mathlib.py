@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
-from .intrinsics import call_same, call_unary
-from .sincos_reduce import sincos_reduce
+from .intrinsics import call_same, call_unary, declare
+from .sincos_reduce import pio2_parts, sincos_reduce
 from .types import f32, i32
 
 _LN2_HI = 0.693359375
@@ -185,34 +185,43 @@ def _sin_poly(b: ir.IRBuilder, r: ir.Value, z: ir.Value) -> ir.Value:
 
 def _cos_poly(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
     p = poly(b, z, [2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2])
-    return b.fadd(_fma(b, b.fmul(z, z), p, b.fmul(z, c(-0.5))), c(1.0))
+    return b.fadd(_fma(b, b.fmul(z, z), p, b.fmul(z, c(-0.5, z.type))), c(1.0, z.type))
+
+
+def _like(t: ir.Type, element: ir.Type) -> ir.Type:
+    """``element``, or a vector of it as wide as ``t`` when ``t`` is a vector."""
+    return ir.VectorType(element, t.count) if isinstance(t, ir.VectorType) else element
 
 
 def _quadrant_select(b: ir.IRBuilder, q: ir.Value, s: ir.Value, co: ir.Value) -> ir.Value:
     """sin(q*pi/2 + r) from sin(r) and cos(r)."""
-    odd = b.trunc(q, ir.IntType(1))
+    odd = b.trunc(q, _like(q.type, ir.IntType(1)))
     v = b.select(odd, co, s)
-    neg = b.trunc(b.lshr(q, ir.Constant(i32, 1)), ir.IntType(1))
+    neg = b.trunc(b.lshr(q, ir.Constant(q.type, 1)), _like(q.type, ir.IntType(1)))
     return b.select(neg, b.fneg(v), v)
 
 
 def _sincos_specials(b: ir.IRBuilder, x: ir.Value, result: ir.Value) -> ir.Value:
-    bad = b.fcmp_unordered("uno", b.fsub(x, x), c(0.0))  # NaN or infinite
-    return b.select(bad, c(math.nan), result)
+    bad = b.fcmp_unordered("uno", b.fsub(x, x), c(0.0, x.type))  # NaN or infinite
+    return b.select(bad, c(math.nan, x.type), result)
+
+
+def _sincos(b: ir.IRBuilder, x: ir.Value, cosine: bool, reduced: tuple[ir.Value, ...]) -> ir.Value:
+    r, z, q = reduced
+    if cosine:
+        q = b.add(q, ir.Constant(q.type, 1))  # cos(x) = sin(x + pi/2)
+    v = _quadrant_select(b, q, _sin_poly(b, r, z), _cos_poly(b, z))
+    if not cosine:
+        v = b.select(b.fcmp_ordered("==", x, c(0.0, x.type)), x, v)  # sin(-0) = -0
+    return _sincos_specials(b, x, v)
 
 
 def sin_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    r, z, q = sincos_reduce(b, x)
-    v = _quadrant_select(b, q, _sin_poly(b, r, z), _cos_poly(b, z))
-    v = b.select(b.fcmp_ordered("==", x, c(0.0)), x, v)  # sin(-0) = -0
-    return _sincos_specials(b, x, v)
+    return _sincos(b, x, False, sincos_reduce(b, x))
 
 
 def cos_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    r, z, q = sincos_reduce(b, x)
-    q1 = b.add(q, ir.Constant(i32, 1))  # cos(x) = sin(x + pi/2)
-    v = _quadrant_select(b, q1, _sin_poly(b, r, z), _cos_poly(b, z))
-    return _sincos_specials(b, x, v)
+    return _sincos(b, x, True, sincos_reduce(b, x))
 
 
 # erf(x)/x as a polynomial in x*x on [0, 1], and log(erfc(x)) as a polynomial in x on
@@ -280,13 +289,126 @@ def _libm_log(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.call(fn, [x])
 
 
+# --- sin and cos as calls with SIMD variants ------------------------------------------------
+# sincos_reduce computes both reductions in every lane, and the Payne-Hanek one, for |x| >= 2**20
+# only, costs more than the rest of sin. A branch per vector skips it, and a loop vectorizer
+# only keeps a branch inside a function it calls: ``tilec.sinf`` is a scalar function whose
+# vector variants (VFABI names in "vector-function-abi-variant", LLVM's own ISA token) test
+# their lanes once and, when every lane is below 2**20, run the Cody-Waite reduction alone;
+# otherwise each lane goes through the scalar function. Every path computes the bits the
+# branch-free sin_f32 / cos_f32 compute.
+
+_VARIANT_LANES = (2, 4, 8, 16)
+_CODY_WAITE_LIMIT = 2.0**20  # sincos_reduce's bound for its Cody-Waite lanes
+_KEEP = "llvm.compiler.used"
+
+
+def _cody_waite(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """sincos_reduce's (r, r*r, quadrant) for lanes with |x| < 2**20, the same operations."""
+    p1, p2, p3 = pio2_parts()
+    t64 = _like(x.type, ir.DoubleType())
+    xd = b.fpext(x, t64)
+    n = call_unary(b, "rint", b.fmul(xd, ir.Constant(t64, 1.0 / (p1 + p2))))
+    r = b.fsub(xd, b.fmul(n, ir.Constant(t64, p1)))
+    r = b.fsub(r, b.fmul(n, ir.Constant(t64, p2)))
+    r = b.fsub(r, b.fmul(n, ir.Constant(t64, p3)))
+    r32 = b.fptrunc(r, x.type)
+    return r32, b.fmul(r32, r32), b.fptosi(n, _like(x.type, i32))
+
+
+def _raw_attributes(fn: ir.Function, *attrs: str) -> None:
+    # llvmlite's attribute set only takes the names it knows: LLVM's own spelling for the rest
+    for attr in attrs:
+        set.add(fn.attributes, attr)
+
+
+def _keep(module: ir.Module, fns: Sequence[ir.Function]) -> None:
+    """List ``fns`` in llvm.compiler.used: unused internal functions are deleted long before
+    the loop vectorizer would call them."""
+    from llvmlite.ir.values import FormattedConstant
+
+    kept = module.globals.get(_KEEP)
+    refs = list(kept.initializer.constant) if kept is not None else []
+    refs += [FormattedConstant(ir.PointerType(), f.get_reference()) for f in fns]
+    t = ir.ArrayType(ir.PointerType(), len(refs))
+    if kept is None:
+        kept = ir.GlobalVariable(module, t, _KEEP)
+        kept.linkage, kept.section = "appending", "llvm.metadata"
+    kept.value_type = t
+    kept.initializer = ir.Constant(t, refs)
+
+
+def _define(
+    module: ir.Module, name: str, t: ir.Type, cosine: bool, scalar: ir.Function | None
+) -> ir.Function:
+    """``name(x)``: Cody-Waite alone when every lane allows it, else the full reduction (the
+    scalar function) or the scalar function lane by lane (a vector variant)."""
+    fn = ir.Function(module, ir.FunctionType(t, [t]), name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    fast_block, slow_block = fn.append_basic_block("fast"), fn.append_basic_block("slow")
+    (x,) = fn.args
+    big = b.fcmp_unordered("uge", call_unary(b, "fabs", x), c(_CODY_WAITE_LIMIT, t))  # NaN too
+    if isinstance(t, ir.VectorType):
+        big = b.call(
+            declare(module, f"llvm.vector.reduce.or.v{t.count}i1", ir.IntType(1), [big.type]), [big]
+        )
+    b.cbranch(big, slow_block, fast_block)
+    b.position_at_end(fast_block)
+    b.ret(_sincos(b, x, cosine, _cody_waite(b, x)))
+    b.position_at_end(slow_block)
+    if scalar is None:
+        b.ret(_sincos(b, x, cosine, sincos_reduce(b, x)))
+        return fn
+    out: ir.Value = ir.Constant(t, ir.Undefined)
+    for lane in range(t.count):
+        k = ir.Constant(i32, lane)
+        out = b.insert_element(out, b.call(scalar, [b.extract_element(x, k)]), k)
+    b.ret(out)
+    return fn
+
+
+def _with_variants(b: ir.IRBuilder, x: ir.Value, cosine: bool) -> ir.Value:
+    """A call of ``tilec.sinf`` / ``tilec.cosf``, defined with its variants on first use.
+
+    The variants' slow lanes call ``<name>.lane``, which has no variants: were it the function
+    that has them, the SLP vectorizer would widen those calls into the variant itself."""
+    module, name = b.module, "tilec.cosf" if cosine else "tilec.sinf"
+    scalar = module.globals.get(name)
+    if not isinstance(scalar, ir.Function):
+        lane = _define(module, f"{name}.lane", f32, cosine, None)
+        variants = [_define(module, f"{name}.v{n}", ir.VectorType(f32, n), cosine, lane)
+                    for n in _VARIANT_LANES]  # fmt: skip
+        scalar = ir.Function(module, ir.FunctionType(f32, [f32]), name)
+        scalar.linkage = "internal"
+        entry = ir.IRBuilder(scalar.append_basic_block("entry"))
+        entry.ret(entry.call(lane, list(scalar.args)))
+        abi = ",".join(f"_ZGV_LLVM_N{n}v_{name}({name}.v{n})" for n in _VARIANT_LANES)
+        for fn in (lane, scalar, *variants):
+            _raw_attributes(fn, "nounwind", "willreturn", "memory(none)")
+        # out of line, so the loop vectorizer sees one call it can widen and the slow lanes of
+        # a variant do not copy the full reduction once per lane
+        _raw_attributes(lane, "noinline")
+        _raw_attributes(scalar, "noinline", f'"vector-function-abi-variant"="{abi}"')
+        _keep(module, variants)
+    return b.call(scalar, [x])
+
+
+def sin_call(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return _with_variants(b, x, cosine=False)
+
+
+def cos_call(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return _with_variants(b, x, cosine=True)
+
+
 POLYNOMIAL_F32 = {
     "exp": exp_f32,
     "exp2": exp2_f32,
     "log": log_f32,
     "log2": log2_f32,
     "tanh": tanh_f32,
-    "sin": sin_f32,
-    "cos": cos_f32,
+    "sin": sin_call,
+    "cos": cos_call,
     "erf": erf_f32,
 }
