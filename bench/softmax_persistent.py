@@ -10,6 +10,10 @@ tutorial's sweep (M=4096, N=256..12672 in steps of 128). Prints GB/s (2·M·N·4
 the ratios, each compiler's occupancy figures, and writes JSON to bench/results/.
 
     PYTHONPATH=src python3 bench/softmax_persistent.py [--quick] [--stages S] [--out DIR]
+
+Without a GPU, ``--registers`` prints tilec's register counts for sm_90a over the quick sweep,
+as ptxas assembles the kernel whole (the command line, as Triton runs it) and relocatable
+(``-c``: what nvJitLink does, and so what the driver reports after a launch through it).
 """
 
 from __future__ import annotations
@@ -95,6 +99,40 @@ def _load(use_tilec: bool):  # type: ignore[no-untyped-def]
     return module if module.triton is not None else None
 
 
+def registers(stages: int, warps: int, sweep: list[int]) -> None:
+    """Offline: tilec's registers per thread for each N of ``sweep`` (needs ptxas)."""
+    import re
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from tilec import config
+    from tilec.backends.cuda import toolchain
+
+    module = _load(True)
+    ptxas = toolchain.ptxas_path()
+    if module is None or ptxas is None:
+        raise SystemExit("--registers needs tilec and ptxas")
+    print("     N  BLOCK  whole  relocatable")
+    for n in sweep:
+        block = module.triton.next_power_of_2(n)
+        sig = f"*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, BLOCK_SIZE={block}, num_stages={stages}"
+        with config.override(cache_enabled=False):
+            k = module.triton.compile(
+                module.softmax_kernel, sig, target="cuda:sm_90a", num_warps=warps, num_stages=stages
+            )
+        figures = []
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "k.ptx"
+            src.write_text(str(k.asm["ptx"]))
+            for flags in ([], ["-c"]):
+                cmd = [ptxas, "-arch=sm_90a", "-O3", "-v", *flags, str(src), "-o", f"{tmp}/k.o"]
+                log = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+                found = re.search(r"Used (\d+) registers", log)
+                figures.append(found.group(1) if found else "?")
+        print(f"{n:6d}  {block:5d}  {figures[0]:>5}  {figures[1]:>11}")
+
+
 def main() -> None:
     import argparse
     import json
@@ -102,15 +140,19 @@ def main() -> None:
     import time
     from pathlib import Path
 
-    import torch
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few points of the sweep")
     ap.add_argument("--stages", type=int, default=None, help="num_stages (tutorial: 4 or 2)")
     ap.add_argument("--warps", type=int, default=8)
     ap.add_argument("--rows", type=int, default=4096)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    ap.add_argument("--registers", action="store_true", help="offline register counts (ptxas)")
     opts = ap.parse_args()
+    quick = [256, 1024, 2048, 4096, 6016, 9088, 12160]
+    if opts.registers:
+        registers(opts.stages if opts.stages is not None else 4, opts.warps, quick)
+        return
+    import torch
 
     device = torch.cuda.current_device()
     impls = {"tilec": _load(True), "triton": _load(False)}
@@ -119,7 +161,7 @@ def main() -> None:
     bench = (impls.get("triton") or impls["tilec"]).triton.testing.do_bench
     sweep = [128 * i for i in range(2, 100)]
     if opts.quick:
-        sweep = [256, 1024, 2048, 4096, 6016, 9088, 12160]
+        sweep = quick
     rows = []
     for n in sweep:
         x = torch.randn(opts.rows, n, device="cuda", dtype=torch.float32)
