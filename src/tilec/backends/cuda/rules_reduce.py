@@ -2,9 +2,7 @@
 
 A reduction combines a thread's own registers, then lanes with butterfly shuffles, then warps
 through shared memory; the result has the slice layout (every thread holds its slice's values).
-A scan stays in place (scan.py: within a thread, across lanes, across warps); only a layout
-that repeats elements along the scanned axis moves the axis into each thread first and scans it
-there sequentially.
+A scan stays in the operand's layout (scan.py: within a thread, across lanes, across warps).
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from ...ir.core import Block, Op
 from ...ir.types import TileType, float32, float64
 from . import intrinsics as intr
 from . import scan
-from .layout import DimMap, Layout, Slice, with_dim
+from .layout import DimMap, Layout, Slice
 from .lowering import Key, Lowering, Rule, Tile
 from .types import I8, I32
 
@@ -168,35 +166,11 @@ def _bytes(t: ir.Type) -> int:
 
 def _scan(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.ScanOp)
-    axis = op.axis
-    first = L.tile(op.operands[0])
-    layout, shape = first.layout, first.shape
-    done = scan.scan_in_place(
-        L, op, [L.tile(v, layout) for v in op.operands], lambda a, n: combine(L, op.combine, a, n)
-    )
-    if done is not None:
-        for result, tile in zip(op.results, done):
-            L.set(result, tile)
-        return
-    # the layout repeats elements along the axis: gather the axis into each thread
-    serial = with_dim(layout, axis, DimMap(spt=shape[axis]))
-    ins = [L.convert(L.tile(v, layout), serial) for v in op.operands]
-    keys = sorted(
-        L.keys(serial, shape), key=lambda k: (k[:axis] + k[axis + 1 :], k[axis]), reverse=False
-    )
-    if op.reverse:
-        keys = sorted(keys, key=lambda k: (k[:axis] + k[axis + 1 :], -k[axis]))
-    outs: list[dict[Key, ir.Value]] = [{} for _ in ins]
-    carry: dict[Key, list[ir.Value]] = {}
-    for key in keys:
-        line = key[:axis] + key[axis + 1 :]
-        vals = [t.regs[key] for t in ins]
-        vals = combine(L, op.combine, carry[line], vals) if line in carry else vals
-        carry[line] = vals
-        for o, v in zip(outs, vals):
-            o[key] = v
-    for result, regs in zip(op.results, outs):
-        L.set(result, L.convert(Tile(serial, shape, regs), layout))
+    layout = L.tile(op.operands[0]).layout
+    ins = [L.tile(v, layout) for v in op.operands]
+    done = scan.scan_in_place(L, op, ins, lambda a, n: combine(L, op.combine, a, n))
+    for result, tile in zip(op.results, done):
+        L.set(result, tile)
 
 
 RULES: dict[type, Rule] = {O.ReduceOp: _reduce, O.ScanOp: _scan}

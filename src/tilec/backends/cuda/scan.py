@@ -39,12 +39,15 @@ _NONE = _Prefix([], False)
 
 
 class _Scanner:
-    def __init__(self, L: Lowering, op: O.ScanOp, combine: Combine, dm: DimMap) -> None:
+    def __init__(self, L: Lowering, op: O.ScanOp, combine: Combine, dm: DimMap, n: int) -> None:
         self.L, self.b, self.op, self.dm = L, L.b, op, dm
         self.combine_values = combine
+        # lanes and warps holding different elements; the others repeat them (thread t holds
+        # what thread t mod distinct does) and compute the same values
+        self.lanes, self.warps = dm.distinct_lanes(n), dm.distinct_warps(n)
         c = lambda v: ir.Constant(I32, v)  # noqa: E731
-        self.lane_d = self.b.urem(self.b.udiv(L.lane, c(dm.lane_stride)), c(dm.tpw))
-        self.warp_d = self.b.urem(self.b.udiv(L.warp, c(dm.warp_stride)), c(dm.wpc))
+        self.lane_d = self.b.urem(self.b.udiv(L.lane, c(dm.lane_stride)), c(self.lanes))
+        self.warp_d = self.b.urem(self.b.udiv(L.warp, c(dm.warp_stride)), c(self.warps))
 
     def then(self, first: _Prefix, second: _Prefix) -> _Prefix:
         """``first`` followed by ``second`` (either may be absent)."""
@@ -75,7 +78,7 @@ class _Scanner:
         """Butterfly over the lanes along the axis: (the lanes before this one, the total)."""
         b, prefix = self.b, _NONE
         d = 1
-        while d < self.dm.tpw:
+        while d < self.lanes:
             other = [intr.shuffle_xor(b, v, d * self.dm.lane_stride) for v in total]
             upper = b.icmp_unsigned(
                 "!=", b.and_(self.lane_d, ir.Constant(I32, d)), ir.Constant(I32, 0)
@@ -93,7 +96,7 @@ class _Scanner:
     ) -> tuple[dict[tuple[Key, int], _Prefix], dict[tuple[Key, int], Values]]:
         """Each warp's totals (per line and chunk) through shared memory: every thread gets the
         warps before its own and the total over all warps, combined in scan order."""
-        b, L, wpc = self.b, self.L, self.dm.wpc
+        b, L, wpc = self.b, self.L, self.warps
         sample = next(iter(totals.values()))
         types = [ir.IntType(8) if v.type == I1 else v.type for v in sample]
         reps = 1 + max(r for _, r in totals)
@@ -140,18 +143,13 @@ def _bytes(t: ir.Type) -> int:
     return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(t)]
 
 
-def scan_in_place(
-    L: Lowering, op: O.ScanOp, ins: list[Tile], combine: Combine
-) -> list[Tile] | None:
-    """The scanned tiles in their own layout, or None when the layout repeats elements along
-    the axis (more threads than elements there), which the caller scans another way."""
+def scan_in_place(L: Lowering, op: O.ScanOp, ins: list[Tile], combine: Combine) -> list[Tile]:
+    """The scanned tiles, in their own layout."""
     layout, shape, axis = ins[0].layout, ins[0].shape, op.axis
     dm = layout.dim_maps()[axis]
     n = shape[axis]
-    if dm.tile > n:
-        return None
-    s = _Scanner(L, op, combine, dm)
-    spt, reps = dm.spt, n // dm.tile
+    s = _Scanner(L, op, combine, dm, n)
+    spt, reps = dm.spt_in(n), max(1, n // dm.tile)
     lines: dict[Key, None] = {}
     for key in L.keys(layout, shape):
         lines[key[:axis] + key[axis + 1 :]] = None
@@ -174,7 +172,7 @@ def scan_in_place(
                 local[k] = acc
             assert acc is not None
             lane_prefix[line, r], totals[line, r] = s.across_lanes(acc)
-    if dm.wpc > 1:
+    if s.warps > 1:
         out_layout: Layout = Slice(layout, axis)
         out_shape = shape[:axis] + shape[axis + 1 :]
         index = {
