@@ -172,5 +172,5 @@ def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
             try:
                 out[i] = float(exact) if exact else (p * q + s)
             except OverflowError:
-                out[i] = math.copysign(math.inf, exact)
+                out[i] = math.inf if exact > 0 else -math.inf  # beyond float64's range
     return out.reshape(a.shape)
