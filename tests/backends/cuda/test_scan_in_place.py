@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pytest
 import simt_model
+from cuda_harness import gpu_available
 
 import tilec
 import tilec.language as tl
@@ -102,3 +103,60 @@ def test_ptx_of_a_long_cumsum_scales_with_the_elements_per_thread() -> None:
     # 32 elements per thread: about 180 additions (a thread holding the whole row: 4095)
     assert len(re.findall(r"\badd\.(rn\.)?f32", ptx)) < 400
     assert len(ptx.splitlines()) < 1000
+
+
+@tilec.jit
+def _affine(a1, b1, a2, b2):  # type: ignore[no-untyped-def]
+    return (a1 * a2) % 1_000_003, (a2 * b1 + b2) % 1_000_003
+
+
+@tilec.jit
+def affine_scan(  # type: ignore[no-untyped-def]
+    a_ptr, b_ptr, oa_ptr, ob_ptr,
+    M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr, REVERSE: tl.constexpr,
+):  # fmt: skip
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    ra, rb = tl.associative_scan(
+        (tl.load(a_ptr + offs), tl.load(b_ptr + offs)), AXIS, _affine, reverse=REVERSE
+    )
+    tl.store(oa_ptr + offs, ra)
+    tl.store(ob_ptr + offs, rb)
+
+
+SCANS = [
+    (4, 64, 1, False),
+    (4, 64, 0, True),
+    (64, 32, 0, False),
+    (8, 512, 1, True),
+    (2, 8, 1, False),
+]
+
+
+def _run_affine_scan(shape: tuple[int, int], axis: int, reverse: bool, device: str) -> None:
+    rng = np.random.default_rng(sum(shape) + axis)
+    a, b = rng.integers(1, P, shape), rng.integers(0, P, shape)
+    outs = [np.zeros(shape, np.int64), np.zeros(shape, np.int64)]
+    if device == "cuda":
+        import torch
+
+        args = [torch.from_numpy(x).cuda() for x in (a, b, *outs)]
+        affine_scan[(1,)](*args, *shape, axis, reverse)
+        outs = [t.cpu().numpy() for t in args[2:]]
+    else:
+        affine_scan[(1,)](a, b, *outs, *shape, axis, reverse)
+    for got, want in zip(outs, _reference(a, b, axis, reverse)):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("m", "n", "axis", "reverse"), SCANS)
+def test_the_reference_agrees_with_the_cpu_backend(
+    m: int, n: int, axis: int, reverse: bool
+) -> None:
+    _run_affine_scan((m, n), axis, reverse, "cpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and torch")
+@pytest.mark.parametrize(("m", "n", "axis", "reverse"), SCANS)
+def test_a_non_commutative_scan_on_the_gpu(m: int, n: int, axis: int, reverse: bool) -> None:
+    _run_affine_scan((m, n), axis, reverse, "cuda")
