@@ -8,7 +8,7 @@ times, the quartiles of the ratio of each interleaved pair (the spread: drift on
 machine hits both halves of a pair), their geomean and compile times; writes JSON to
 bench/results/.
 
-    python bench/inductor_cpu.py [--threads N] [--quick] [--reps N] [--graphs softmax,mlp]
+    python bench/inductor_cpu.py [--threads N] [--quick] [--reps N] [--clock cpu] [--graphs a,b]
 """
 
 from __future__ import annotations
@@ -109,16 +109,18 @@ def _triton_launches(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) 
     return count[0]
 
 
-def _time(graph: Any, fns: dict[str, Any], args: tuple[Any, ...], reps: int) -> dict[str, Any]:
+def _time(
+    graph: Any, fns: dict[str, Any], args: tuple[Any, ...], reps: int, clock: Callable[[], float]
+) -> dict[str, Any]:
     """Seconds per call of each backend, the backends interleaved, and the tilec/C++ ratio of
     each interleaved pair (drift on a shared machine hits both halves of a pair alike)."""
     inputs = tuple(a.detach().requires_grad_(graph.backward) for a in args)
     samples: dict[str, list[float]] = {b: [] for b in fns}
     for _ in range(reps):
         for backend, fn in fns.items():
-            start = time.perf_counter()
+            start = clock()
             _call(graph, fn, inputs)
-            samples[backend].append(time.perf_counter() - start)
+            samples[backend].append(clock() - start)
     return {**samples, "pairs": [t / c for t, c in zip(samples["triton"], samples["cpp"])]}
 
 
@@ -133,6 +135,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small inputs, few repetitions")
     parser.add_argument("--reps", type=int, default=0, help="timed calls per backend")
     parser.add_argument("--graphs", default="", help="comma-separated subset")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: the process's CPU time, steadier on a machine other work "
+                             "shares (meaningful with --threads 1 only)")  # fmt: skip
     opts = parser.parse_args()
 
     import tilec
@@ -162,7 +167,8 @@ def main() -> None:
                              "code is not the backend it is labelled with")  # fmt: skip
         if errors["triton"] > 1e-4:
             raise SystemExit(f"{name}: tilec's result is off by {errors['triton']:.3g}")
-        samples = _time(graph, compiled, args, reps)
+        clock = time.process_time if opts.clock == "cpu" else time.perf_counter
+        samples = _time(graph, compiled, args, reps, clock)
         tilec_s, cpp_s = statistics.median(samples["triton"]), statistics.median(samples["cpp"])
         low, high = _quartiles(samples["pairs"])
         rows.append({"graph": name, "tilec_s": tilec_s, "cpp_s": cpp_s, "ratio": tilec_s / cpp_s,
@@ -174,15 +180,16 @@ def main() -> None:
               f"{compile_s['cpp']:>14.2f} {errors['triton']:>10.1e}", flush=True)  # fmt: skip
     geomean = math.exp(statistics.fmean(math.log(r["ratio"]) for r in rows))
     print(
-        f"geomean tilec/C++ time: {geomean:.2f} (threads={opts.threads}, {reps} interleaved "
-        "calls per backend; ratio = median/median, pairs = each interleaved pair's ratio)"
+        f"geomean tilec/C++ time: {geomean:.2f} (threads={opts.threads}, {opts.clock} clock, "
+        f"{reps} interleaved calls per backend; ratio = median/median, pairs = each "
+        "interleaved pair's ratio)"
     )
     out = Path(__file__).with_name("results") / f"inductor_cpu{'_quick' if opts.quick else ''}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({
         "machine": platform.platform(), "cpu_count": os.cpu_count(), "threads": opts.threads,
-        "torch": torch.__version__, "tilec": tilec.__version__, "quick": opts.quick,
-        "geomean_ratio": geomean, "graphs": rows,
+        "clock": opts.clock, "torch": torch.__version__, "tilec": tilec.__version__,
+        "quick": opts.quick, "geomean_ratio": geomean, "graphs": rows,
     }, indent=2) + "\n")  # fmt: skip
 
 
