@@ -83,9 +83,8 @@ class TritonResolution:
                 if self.in_process
                 else f"TILEC_AS_TRITON={self.facts.as_triton}"
             )
-            if self.shadows:
-                return f"import triton gives tilec ({how}), shadowing the installed {self.installed_text()}"
-            return f"import triton gives tilec ({how})"
+            shadow = f", shadowing the installed {self.installed_text()}" if self.shadows else ""
+            return f"import triton gives tilec ({how}){shadow}"
         if self.provider is Provider.TRITON:
             return f"import triton gives the installed {self.installed_text()}"
         return "import triton fails: no Triton is installed (tilec.install_as_triton() opts in)"

@@ -20,6 +20,8 @@ _LN2_HI = 0.693359375
 _LN2_LO = -2.12194440e-4
 _LOG2E = 1.4426950408889634
 _INV_LN2 = 1.4426950408889634
+_SHIFTER = 12582912.0  # 1.5 * 2**23
+_SHIFTER_BITS = 0x4B400000  # its bits
 
 
 def c(value: float, t: ir.Type = f32) -> ir.Constant:
@@ -81,12 +83,34 @@ def _exp_reduced(b: ir.IRBuilder, r: ir.Value) -> ir.Value:
     return b.fadd(_fma(b, p, r2, r), c(1.0))
 
 
-def exp_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    x = _clamp_keep_nan(b, x, -104.0, 89.0)
-    nf, n = _round_to_int(b, b.fmul(x, c(_LOG2E)))
+def _shifted_round(b: ir.IRBuilder, v: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(rint(v) as float, as i32) for |v| < 2**22: adding 1.5 * 2**23 rounds v to an integer
+    (to even, as rint does) in the low mantissa bits. Cheaper than rint + fptosi, and defined
+    for NaN (the integer is then garbage, and every result it scales stays NaN)."""
+    t = b.fadd(v, c(_SHIFTER))
+    n = b.sub(b.bitcast(t, i32), ir.Constant(i32, _SHIFTER_BITS))
+    return b.fsub(t, c(_SHIFTER)), n
+
+
+def _exp_scaled(b: ir.IRBuilder, x: ir.Value, one_step: bool) -> ir.Value:
+    nf, n = _shifted_round(b, b.fmul(x, c(_LOG2E)))
     r = _fma(b, nf, c(-_LN2_HI), x)
     r = _fma(b, nf, c(-_LN2_LO), r)
-    return _ldexp2(b, _exp_reduced(b, r), n)
+    p = _exp_reduced(b, r)
+    if not one_step:
+        return _ldexp2(b, p, n)
+    bits = b.shl(b.add(n, ir.Constant(i32, 127)), ir.Constant(i32, 23))
+    return b.fmul(p, b.bitcast(bits, f32))
+
+
+def exp_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return _exp_scaled(b, _clamp_keep_nan(b, x, -104.0, 89.0), one_step=False)
+
+
+def _exp_normal(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """exp_f32's bits where e**x is a normal float (x in [-87, 88]; NaN stays NaN): one exact
+    scaling instead of two and no clamp. Callers bound x themselves."""
+    return _exp_scaled(b, x, one_step=True)
 
 
 def exp2_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
@@ -172,7 +196,9 @@ def tanh_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         ),
         x,
     )
-    e = exp_f32(b, b.fmul(ax, c(2.0)))
+    # from 2|x| = 40 on, 2/(e+1) < 2**-57 and the result rounds to 1 anyway
+    twice = b.fmul(ax, c(2.0))
+    e = _exp_normal(b, b.select(b.fcmp_ordered(">", twice, c(40.0)), c(40.0), twice))
     big = b.fsub(c(1.0), b.fdiv(c(2.0), b.fadd(e, c(1.0))))
     big = call_same(b, "copysign", big, x)
     return b.select(b.fcmp_ordered("<", ax, c(0.625)), small, big)
@@ -236,7 +262,8 @@ _LOG_ERFC = [1.6337403394572902e-06, -4.596761573338881e-05, 0.00059584830887615
 def erf_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     ax = call_unary(b, "fabs", x)
     small = b.fmul(x, poly(b, b.fmul(x, x), _ERF_SMALL))
-    big = b.fsub(c(1.0), exp_f32(b, poly(b, ax, _LOG_ERFC)))
+    # log(erfc) is in [-18, -1.8] on the lanes this value is kept for (1 <= |x| < 3.95)
+    big = b.fsub(c(1.0), _exp_normal(b, poly(b, ax, _LOG_ERFC)))
     big = b.select(b.fcmp_ordered(">=", ax, c(3.95)), c(1.0), big)
     big = call_same(b, "copysign", big, x)
     return b.select(b.fcmp_ordered("<", ax, c(1.0)), small, big)
