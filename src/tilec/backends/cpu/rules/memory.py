@@ -14,11 +14,13 @@ from llvmlite import ir
 
 from ....errors import UnsupportedFeature
 from ....ir import ops as O
+from ....ir.core import Op
 from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, shape_of
 from ...llvm import types as T
 from ..lower import Lowering, result_shape
 from ..nest import emit_nest, range_form
 from ..scalar import constant, from_compute, to_compute
+from ..store_hazard import overwrites_pending_load
 from ..tiles import BufferTile, Index, MapTile, Scope, Tile, storage
 from .elementwise import elementwise
 
@@ -192,6 +194,7 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
     shape = shape_of(op.ptr.type)
     value = lw.tile(op.value, shape)
     mask = lw.tile(op.mask, shape) if op.mask is not None else None
+    ptr, (value, mask) = _settled(lw, op, ptr, [value, mask])
 
     def body(s: Scope, idx: Index) -> None:
         m = s.get(mask, idx) if mask is not None else ir.Constant(T.i1, 1)
@@ -207,6 +210,17 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
     # value still stores ``other`` on the masked-off lanes
     skip = split is not None and split is mask
     emit_nest(lw.b, shape, body, split, skip_masked_off=skip, width=width)
+
+
+def _settled(
+    lw: Lowering, op: Op, ptr: Tile, tiles: list[Tile | None]
+) -> tuple[Tile, list[Tile | None]]:
+    """A store's (or atomic's) pointer tile and operand tiles, computed whole first where
+    writing an element could change what a load among them reads for a later one."""
+    if not overwrites_pending_load(lw.env, frozenset(lw.func.args), op.operands[0], op.operands):
+        return ptr, tiles
+    settle = lw.materialize
+    return settle(ptr) if ptr.has_load else ptr, [None if t is None else settle(t) for t in tiles]
 
 
 def streaming_width(lw: Lowering, value: Tile) -> int | None:
@@ -318,6 +332,7 @@ def _atomic_rmw(lw: Lowering, op: O.AtomicRMWOp) -> None:
     shape = shape_of(op.result.type)
     value = lw.tile(op.operands[1], shape)
     mask = lw.tile(op.mask, shape) if op.mask is not None else None
+    ptr, (value, mask) = _settled(lw, op, ptr, [value, mask])
     out = lw.buffer(elem, shape)
 
     def body(s: Scope, idx: Index) -> None:
@@ -351,6 +366,7 @@ def _atomic_cas(lw: Lowering, op: O.AtomicCASOp) -> None:
         return
     shape = shape_of(op.result.type)
     cmp, val = lw.tile(op.operands[1], shape), lw.tile(op.operands[2], shape)
+    ptr, (cmp, val) = _settled(lw, op, ptr, [cmp, val])
     out = lw.buffer(elem, shape)
 
     def body(s: Scope, idx: Index) -> None:
