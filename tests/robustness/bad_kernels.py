@@ -381,8 +381,8 @@ def block_pointer_rank_mismatch(x, out):
 
 
 def fp8_arithmetic(x, out):
-    v = tl.load(x).to(tl.float8e4nv)  # bad
-    tl.store(out, (v + v).to(tl.float32))
+    v = tl.load(x).to(tl.float8e4nv)
+    tl.store(out, (v + v).to(tl.float32))  # bad
 
 
 def sort_bad_dim(x, out):
