@@ -359,7 +359,8 @@ def _neg_cases() -> list[Case]:
 
 
 def _wrapping_neg_cases() -> list[Case]:
-    """``-x`` wraps in x's type (-INT_MIN is INT_MIN) before a widening cast reads it."""
+    """``-x`` and ``abs(x)`` wrap in x's type (-INT_MIN is INT_MIN) before a widening cast
+    reads them."""
     out = []
     for t, wide in ((T.int8, T.int64), (T.int16, T.int64), (T.int16, T.int32), (T.int32, T.int64)):
         lo = -(1 << (t.bits - 1))
@@ -373,16 +374,30 @@ def _wrapping_neg_cases() -> list[Case]:
         def twice(b: Any, p: Any, wide: T.ScalarType = wide) -> Any:
             return b.cast(b.binary(O.BinaryKind.ADD, p, p), TileType((BLOCK,), wide))
 
+        def absolute(b: Any, p: Any, wide: T.ScalarType = wide) -> Any:
+            return b.cast(b.math("abs", p), TileType((BLOCK,), wide))
+
+        out.append(Case(f"abs_{t}_to_{wide}", absolute, t, wide, (xs,), tuple(abs(x) if x != lo else lo for x in xs),
+                        _no_abs_s16 if t.bits == 16 else _narrow_arith("abs|neg|not")))  # fmt: skip
         doubled = tuple(((2 * x - lo) % (1 << t.bits)) + lo for x in xs)
         negate = _narrow_arith("not|neg|sub") if t.bits != 16 else _no_neg_s16
         out.append(Case(f"neg_{t}_to_{wide}", fn, t, wide, (xs,), want, negate))
-        out.append(Case(f"twice_{t}_to_{wide}", twice, t, wide, (xs,), doubled, _narrow_arith("add|shl")))
+        out.append(
+            Case(f"twice_{t}_to_{wide}", twice, t, wide, (xs,), doubled, _narrow_arith("add|shl"))
+        )
     return out
 
 
 def _no_neg_s16(ptx: str) -> bool:
     """ptxas widens ``neg.s16`` of -32768 to +32768: the negation is spelled not + add."""
-    return "neg.s16" not in ptx and bool(re.search(r"not\.b16\s+(%rs\d+), %rs\d+;\s+add\.s16\s+\1, \1, 1;", ptx))
+    return "neg.s16" not in ptx and bool(
+        re.search(r"not\.b16\s+(%rs\d+), %rs\d+;\s+add\.s16\s+\1, \1, 1;", ptx)
+    )
+
+
+def _no_abs_s16(ptx: str) -> bool:
+    """``abs.s16`` widens like ``neg.s16``: spelled as a select of the not + add negation."""
+    return "abs.s16" not in ptx and "selp.b16" in ptx and "not.b16" in ptx
 
 
 def _narrow_arith(ops: str) -> Callable[[str], bool]:

@@ -127,13 +127,20 @@ def _link_libdevice(  # type: ignore[no-untyped-def]
 
 # ptxas (CUDA 12 and 13, sm_90a) negates a 16-bit register in 32 bits and then takes the result
 # as already sign-extended: ``neg.s16`` (or ``sub.s16 d, 0, s``) of -32768 followed by
-# ``cvt.s32.s16`` reads +32768. The same negation spelled ``not`` + ``add`` widens correctly
-# (tests/backends/test_element_semantics.py, neg_i16_to_*).
+# ``cvt.s32.s16`` reads +32768, and ``abs.s16`` alike. The negation spelled ``not`` + ``add``
+# widens correctly (tests/backends/test_element_semantics.py, neg_i16_to_*, abs_i16_to_*).
 _NEG_S16 = re.compile(r"\bneg\.s16(\s+)(%rs\d+), (%rs\d+);")
+_ABS_S16 = re.compile(r"\babs\.s16\s+(%rs\d+), (%rs\d+);")
+_ABS_AS_NEG = (
+    "{\n\t.reg .pred %p_abs;\n\t.reg .b16 %rs_abs;\n\tsetp.lt.s16 %p_abs, \\2, 0;"
+    "\n\tnot.b16 %rs_abs, \\2;\n\tadd.s16 %rs_abs, %rs_abs, 1;"
+    "\n\tselp.b16 \\1, %rs_abs, \\2, %p_abs;\n\t}"
+)
 
 
 def _ptxas_safe(ptx: str) -> str:
-    return _NEG_S16.sub(r"not.b16\1\2, \3;\n\tadd.s16\1\2, \2, 1;", ptx)
+    ptx = _NEG_S16.sub(r"not.b16\1\2, \3;\n\tadd.s16\1\2, \2, 1;", ptx)
+    return _ABS_S16.sub(_ABS_AS_NEG, ptx)
 
 
 def to_ptx(
