@@ -65,7 +65,29 @@ def _ops(dtype: T.ScalarType) -> dict[str, object]:
         ops[f"math.{name}.fast"] = lambda k, x, y, math=math: math(k, x, y, fast=True)
     for other in ("fp16", "bf16", "fp32", "fp64", "i8", "i32", "i64", "u32", "i1"):
         ops[f"cast.{other}"] = lambda k, x, y, other=other: k.cast(x, T.BY_NAME[other])
+    twin = {"fp16": "bf16", "bf16": "fp16"}.get(dtype.name)
+    if twin is not None:  # a 16-bit float reinterpreted as the other one, then tested for zero
+        ops.update(_reinterpreted(T.BY_NAME[twin]))
     return ops
+
+
+def _reinterpreted(twin: T.ScalarType) -> dict[str, object]:
+    def as_twin(k, x):  # type: ignore[no-untyped-def]
+        # after a rounding function, whose result LLVM reasons about (ceil(x) == 0 ...)
+        return k.b.bitcast(k.b.math("ceil", x), T.with_element(x.type, twin))
+
+    def zero(k, x):  # type: ignore[no-untyped-def]
+        return k.b.constant(0.0, x.type)
+
+    return {
+        "bitcast.cast.i1": lambda k, x, y: k.cast(as_twin(k, x), T.BY_NAME["i1"]),
+        **{
+            f"bitcast.compare.{kind}.zero": lambda k, x, y, kind=kind: k.b.compare(
+                O.CompareKind(kind), as_twin(k, x), zero(k, as_twin(k, x))
+            )
+            for kind in ("ne", "eq")
+        },
+    }
 
 
 def _compile_all_in_child(dtype: T.ScalarType, arch: str, names: list[str]) -> tuple[int, str]:

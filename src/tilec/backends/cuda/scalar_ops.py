@@ -79,7 +79,7 @@ def cast(
     dty = llvm_type(dst)
     if dst.bits == 1:
         if src.is_floating():
-            return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+            return S.float_is_nonzero(b, x)
         return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
     if src.is_int() and dst.is_int():
         if dst.bits < src.bits:

@@ -126,12 +126,34 @@ def compare(
     (pointers compare unsigned)."""
     op = _ICMP[kind]
     if kind_of is Kind.FLOAT:
+        if kind in (CompareKind.EQ, CompareKind.NE) and T.bit_width(x.type) == 16:
+            zero = _zero_side(x, y)
+            if zero is not None:  # ==/!= 0 through the bits (see float_is_nonzero)
+                nonzero = float_is_nonzero(b, zero)
+                return nonzero if kind is CompareKind.NE else b.not_(nonzero)
         if kind is CompareKind.NE:
             return b.fcmp_unordered(op, x, y)
         return b.fcmp_ordered(op, x, y)
     if kind_of is Kind.SINT:
         return b.icmp_signed(op, x, y)
     return b.icmp_unsigned(op, x, y)
+
+
+def _zero_side(x: ir.Value, y: ir.Value) -> ir.Value | None:
+    """The operand compared with a constant zero, if one side is that constant."""
+    for const, other in ((y, x), (x, y)):
+        if isinstance(const, ir.Constant) and const.constant == 0:
+            return other
+    return None
+
+
+def float_is_nonzero(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """``x != 0`` (true for NaN, false for -0.0) on the bits below the sign. For 16-bit floats
+    LLVM 22 folds ``fcmp une (bitcast half to bfloat), 0`` into an integer compare built with a
+    constant of the float type, an assertion that aborts the process."""
+    it = ir.IntType(T.bit_width(x.type))
+    magnitude = b.and_(b.bitcast(x, it), ir.Constant(it, (1 << (it.width - 1)) - 1))
+    return b.icmp_unsigned("!=", magnitude, ir.Constant(it, 0))
 
 
 def float_to_int(b: ir.IRBuilder, x: ir.Value, dst: ScalarType) -> ir.Value:
