@@ -63,6 +63,19 @@ def test_bad_reinterpret_requests_are_clear():
         tilec.reinterpret([1, 2], tl.uint8)
     with pytest.raises(UsageError, match="must be a tl dtype"):
         tilec.reinterpret(torch.zeros(2), "uint8")
-    with pytest.raises(UsageError, match="cannot take fp8e5 arrays"):
-        widen[(1,)](tilec.reinterpret(torch.zeros(4, dtype=torch.int8), tl.float8e5),
-                    torch.zeros(4), 4)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("torch_dtype", "tl_dtype"),
+    [(torch.float8_e4m3fn, tl.float8e4nv), (torch.float8_e5m2, tl.float8e5),
+     (torch.float8_e4m3fnuz, tl.float8e4b8), (torch.float8_e5m2fnuz, tl.float8e5b16)],
+)  # fmt: skip
+def test_fp8_arrays_reach_kernels_as_their_bits(torch_dtype, tl_dtype):
+    # every bit pattern, as a torch fp8 tensor and as int8 bits reinterpreted by tilec
+    bits = torch.arange(-128, 128, dtype=torch.int8)
+    want = bits.view(torch_dtype).float()
+    for arg in (bits.view(torch_dtype), tilec.reinterpret(bits, tl_dtype)):
+        out = torch.full((256,), 12345.0)
+        widen[(1,)](arg, out, 256)
+        assert torch.equal(out.isnan(), want.isnan())
+        assert torch.equal(out[~want.isnan()], want[~want.isnan()])

@@ -78,7 +78,7 @@ def test_launches_match_numpy_and_the_python_path(dtype):
 
 
 @pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor")
-@pytest.mark.parametrize("dtype", ["int4", "float8_e5m2", "qint8"])
+@pytest.mark.parametrize("dtype", ["int4", "complex64", "qint8"])
 def test_unsupported_dtypes_raise_the_python_paths_error(dtype):
     dt = getattr(torch, dtype)
     if dtype == "qint8":
@@ -92,6 +92,23 @@ def test_unsupported_dtypes_raise_the_python_paths_error(dtype):
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert dtype in messages[0]
+
+
+@tilec.jit
+def _widen(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(tl.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+def test_fp8_tensors_launch_on_both_paths(dtype):
+    x = torch.linspace(-4, 4, 16).to(getattr(torch, dtype))
+    for disabled in (False, True):
+        out = torch.full((16,), float("nan"))
+        with config.override(disable_launcher=disabled):
+            _widen[(1,)](x, out, N=16)
+            _widen[(1,)](x, out, N=16)  # warm
+        assert torch.equal(out, x.float())
 
 
 def test_a_torch_without_the_api_has_no_exchange():

@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import TileTypeError
 from ..ir import types as T
 from ..ir.ops import MATH_FUNCTIONS
+from ..ir.ops import BinaryKind as BK
 from ..ir.types import ScalarType
 from . import arith
 from . import semantics as S
@@ -86,8 +87,24 @@ def apply_math(ctx: Any, fn: str, args: list[Any], fast: bool = False) -> Tensor
         e = S.cast(ctx.b, S.to_tensor(ctx.b, unwrap(args[1])), T.int32)
         x, e = S.broadcast_pair(ctx.b, x, e)
         return Tensor(ctx.b.math(fn, x.value, e.value))
+    x = unwrap(args[0])
+    if fn == "abs" and isinstance(x, Tensor) and x.dtype in T.UNSUPPORTED_TYPES:
+        return _fp8_abs(ctx, x)
     ops = _float_operands(ctx, fn, args, spec.ints, spec.floats)
     return Tensor(ctx.b.math(fn, *(t.value for t in ops), fast=fast and ops[0].dtype == T.float32))
+
+
+_FNUZ = frozenset({T.float8e4b8, T.float8e5b16})  # 0x80 is their NaN (no negative zero)
+
+
+def _fp8_abs(ctx: Any, x: Tensor) -> Tensor:
+    """``abs`` of fp8 values on their bits: the sign bit cleared, as Triton does; the NaN of
+    the fnuz formats (0x80) stays NaN."""
+    bits = S.bitcast(ctx.b, x, T.uint8)
+    cleared = arith.bitwise(ctx.b, BK.AND, bits, 0x7F)
+    if x.dtype in _FNUZ:
+        cleared = arith.where(ctx.b, arith.compare(ctx.b, "eq", bits, 0x80), bits, cleared)
+    return S.bitcast(ctx.b, cleared, x.dtype)
 
 
 def math_function(

@@ -56,6 +56,14 @@ class ScalarType:
             raise AttributeError(f"{self.name} is not a floating-point type") from None
 
     @property
+    def exponent_bias(self) -> int:
+        """The exponent bias of a float type (Triton's name); integers have none."""
+        try:
+            return _EXPONENT_BIAS[self.short]
+        except KeyError:
+            raise AttributeError(f"{self.name} is not a floating-point type") from None
+
+    @property
     def scalar(self) -> ScalarType:
         return self
 
@@ -209,6 +217,10 @@ Type = ScalarType | PointerType | TileType
 _MANTISSA_BITS = {
     "fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52,
     "fp8e4nv": 3, "fp8e4b8": 3, "fp8e4b15": 3, "fp8e5": 2, "fp8e5b16": 2,
+}  # fmt: skip
+_EXPONENT_BIAS = {
+    "fp16": 15, "bf16": 127, "fp32": 127, "fp64": 1023,
+    "fp8e4nv": 7, "fp8e4b8": 8, "fp8e4b15": 15, "fp8e5": 15, "fp8e5b16": 16,
 }  # fmt: skip
 
 int1 = ScalarType("i1", Kind.BOOL, 1)

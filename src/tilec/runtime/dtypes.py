@@ -30,6 +30,11 @@ BY_NAME: dict[str, ir.ScalarType] = {
     "float": ir.float32,
     "float64": ir.float64,
     "double": ir.float64,
+    # torch's fp8 dtypes (the kernel sees their bits; tl casts decode them)
+    "float8_e4m3fn": ir.float8e4nv,
+    "float8_e5m2": ir.float8e5,
+    "float8_e4m3fnuz": ir.float8e4b8,
+    "float8_e5m2fnuz": ir.float8e5b16,
 }
 
 # __array_interface__ / __cuda_array_interface__ typestr kind + byte size -> canonical name
