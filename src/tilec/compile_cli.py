@@ -25,7 +25,10 @@ from .source import SourceLoc
 
 _STAGES = ("tir", "llir", "asm", "obj", "ptx", "cubin")
 # Until tilec is on a package index, the CUDA extra installs from a checkout of the source.
-CUDA_EXTRA = 'pip install ".[cuda]"  (from a checkout of tilec; ".[cuda12]" for CUDA 12 drivers)'
+CUDA_EXTRA = (
+    'pip install ".[cuda]"  (from a checkout of tilec; ".[cuda12]" for CUDA 12 drivers; '
+    "`tilec doctor` prints the line for an installed wheel)"
+)
 
 
 def _syntax_error(exc: SyntaxError, where: str) -> UsageError:

@@ -21,7 +21,8 @@ def _driver() -> Any:
         from cuda.bindings import driver  # optional: the cuda extra
     except ImportError as exc:
         raise LaunchError(
-            f"GPU timing needs cuda-bindings ({exc}); pip install tilec[cuda]"
+            f"GPU timing needs cuda-bindings ({exc}): install tilec's CUDA extra "
+            "(`tilec doctor` prints the pip line that works for this install)"
         ) from exc
     return driver
 
