@@ -125,10 +125,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 # Cycles in modules others are reworking (issue #13's later steps); each must still exist (strike
 # it when it is broken) and no other cycle may appear.
 OPEN = [
-    ["tilec.backends.cpu.lower", "tilec.backends.cpu.rules.elementwise",
-     "tilec.backends.cpu.rules.memory"],
     ["tilec.language.extra.libdevice", "tilec.language.extra.libdevice_composed"],
-]  # fmt: skip
+]
 
 
 def test_no_import_cycles() -> None:

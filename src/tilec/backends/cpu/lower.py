@@ -21,6 +21,7 @@ from ..artifacts import AssertInfo
 from ..llvm import types as T
 from ..llvm.intrinsics import declare
 from .liveness import Liveness
+from .load_tile import find_split
 from .nest import emit_nest
 from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
 
@@ -163,7 +164,6 @@ class Lowering:
 
     def write(self, tile: Tile, buf: BufferTile) -> None:
         """Evaluate ``tile`` into ``buf`` (same shape) in one loop nest."""
-        from .rules.memory import find_split  # the split heuristics live with loads
 
         def body(s: Scope, idx: tuple[ir.Value, ...]) -> None:
             s.b.store(s.get(tile, idx), buf.element_ptr(s, idx))

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from ....errors import UnsupportedFeature
 from ....ir import ops as O
 from ....ir.types import Element, ScalarType, element_of, float32, float64, int32, shape_of
+from ..load_tile import LoadTile
 from ..lower import Lowering
 from ..matmul import WIDENED, as_work, fits_micro_kernel, matmul, micro_kernel
 from ..operand import InPlace, Packed, in_bounds, in_place
 from ..scalar import cast
 from ..tiles import BufferTile, MapTile, Tile
-from .memory import LoadTile
 
 
 def accumulator_type(a: ScalarType, acc: ScalarType) -> ScalarType:

@@ -20,11 +20,11 @@ from ....ir import ops as O
 from ....ir.core import Op, Value
 from ....ir.types import TileType, element_of, float32
 from ...llvm import types as T
+from ..load_tile import LoadTile
 from ..lower import Lowered, Lowering
 from ..matmul import WIDENED, Block, blocking, each_block, fits_micro_kernel
 from ..operand import InPlace, Packed, in_bounds, in_place
 from ..tiles import BufferTile, MapTile, Scope, Tile, ViewTile
-from .memory import LoadTile
 
 # body ops that only compute values (lazily, for tiles): running them once per block is cheap
 _PURE = (

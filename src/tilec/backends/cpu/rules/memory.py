@@ -17,24 +17,16 @@ from ....ir import ops as O
 from ....ir.core import Op
 from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, shape_of
 from ...llvm import types as T
+from ..load_tile import LoadTile, address, align_of, find_split, guarded, pointee, read
 from ..lower import Lowering, result_shape
-from ..nest import emit_nest, range_form
+from ..nest import emit_nest
 from ..scalar import constant, from_compute, to_compute
 from ..store_hazard import overwrites_pending_load
-from ..tiles import BufferTile, Index, MapTile, Scope, Tile, storage
+from ..tiles import BufferTile, Index, Scope, Tile, storage
 from .elementwise import elementwise
 
 # per-element cost (Tile.cost) up to which a store loop counts as streaming memory
 STREAMING_COST = 8
-
-
-def _pointee(ptr_elem: Element) -> Element:
-    assert isinstance(ptr_elem, PointerType)
-    return ptr_elem.element
-
-
-def _align(elem: Element) -> int:
-    return 8 if isinstance(elem, PointerType) else max(elem.bits // 8, 1)
 
 
 def _extend_offset(b: ir.IRBuilder, off: ir.Value, t: Element) -> ir.Value:
@@ -46,116 +38,16 @@ def _extend_offset(b: ir.IRBuilder, off: ir.Value, t: Element) -> ir.Value:
 
 
 def _addptr(lw: Lowering, op: O.AddPtrOp) -> None:
-    pointee = storage(_pointee(element_of(op.operands[0].type)))
+    element = storage(pointee(element_of(op.operands[0].type)))
     off_t = element_of(op.operands[1].type)
 
     def fn(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
-        return b.gep(v[0], [_extend_offset(b, v[1], off_t)], source_etype=pointee)
+        return b.gep(v[0], [_extend_offset(b, v[1], off_t)], source_etype=element)
 
     def strides(s: Sequence[int | None]) -> int | None:
         return None if None in s else s[0] + s[1]  # type: ignore[operator]
 
     elementwise(lw, op, fn, strides)
-
-
-def address(s: Scope, ptr: Tile, idx: Index) -> ir.Value:
-    """The element pointer at ``idx``; contiguous pointers become ``row_base + c*i``."""
-    st = ptr.stride()
-    if st and idx:
-        base = s.get(ptr, (*idx[:-1], s.zero))
-        step = idx[-1] if st == 1 else s.b.mul(idx[-1], s.const(st))
-        return s.b.gep(base, [step], source_etype=storage(_pointee(ptr.elem)))
-    return s.get(ptr, idx)
-
-
-def guarded(
-    b: ir.IRBuilder,
-    cond: ir.Value,
-    then: Callable[[], ir.Value | None],
-    otherwise: ir.Value | None = None,
-) -> ir.Value | None:
-    """Run ``then`` only where ``cond`` holds; with ``otherwise``, return a phi of both values."""
-    if isinstance(cond, ir.Constant):
-        if cond.constant:
-            return then()
-        return otherwise
-    pre = b.block
-    on = b.function.append_basic_block("m.on")
-    done = b.function.append_basic_block("m.done")
-    b.cbranch(cond, on, done)
-    b.position_at_end(on)
-    v = then()
-    on_end = b.block
-    b.branch(done)
-    b.position_at_end(done)
-    if otherwise is None or v is None:
-        return None
-    phi = b.phi(v.type)
-    phi.add_incoming(v, on_end)
-    phi.add_incoming(otherwise, pre)
-    return phi
-
-
-class LoadTile(Tile):
-    """``load(ptr, mask, other)`` one element at a time."""
-
-    has_load = True
-
-    def __init__(self, ptr: Tile, mask: Tile | None, other: Tile | None, volatile: bool = False):
-        self.shape, self.ptr, self.mask, self.other = ptr.shape, ptr, mask, other
-        self.elem = _pointee(ptr.elem)
-        self.volatile = volatile
-
-    def cost(self) -> int:
-        # a strided/contiguous load is one instruction off a hoisted row base: reloading it
-        # (from cache) is as cheap as reading a stack copy; a gather is not
-        return 2 if self.ptr.stride() is not None else 4 + self.ptr.cost()
-
-    def children(self) -> Sequence[Tile]:
-        return [t for t in (self.ptr, self.mask, self.other) if t is not None]
-
-    def emit(self, s: Scope, idx: Index) -> ir.Value:
-        other = s.get(self.other, idx) if self.other is not None else constant(self.elem, 0)
-        if self.mask is None:
-            return read(s.b, address(s, self.ptr, idx), self.elem, self.volatile)
-        m = s.get(self.mask, idx)
-        if isinstance(m, ir.Constant) and not m.constant:
-            return other
-        addr = address(s, self.ptr, idx)
-        v = guarded(s.b, m, lambda: read(s.b, addr, self.elem, self.volatile), other)
-        assert v is not None
-        return v
-
-
-def read(b: ir.IRBuilder, addr: ir.Value, elem: Element, volatile: bool = False) -> ir.Value:
-    """One element load. A volatile load (spin-wait flags) is an atomic acquire load: LLVM may
-    not hoist it out of the loop that waits on it, and the plain loads after the wait may not
-    move above it (they read what the program that set the flag wrote before its release)."""
-    ty = storage(elem)
-    if not volatile:
-        return b.load(addr, typ=ty, align=_align(elem))
-    if isinstance(ty, ir.IntType) and ty.width == 1:  # atomics need whole bytes
-        byte = b.load_atomic(addr, "acquire", 1, typ=T.i8)
-        return b.icmp_unsigned("!=", byte, ir.Constant(T.i8, 0))
-    return b.load_atomic(addr, "acquire", _align(elem), typ=ty)
-
-
-def find_split(roots: Sequence[Tile], first: Tile | None = None) -> Tile | None:
-    """A mask worth splitting a nest at: ``first`` or a load mask in the fused expression."""
-    if first is not None and range_form(first) is not None:
-        return first
-    seen: set[int] = set()
-    stack = list(roots)
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        if isinstance(t, LoadTile) and t.mask is not None and range_form(t.mask) is not None:
-            return t.mask
-        if isinstance(t, (MapTile, LoadTile)):
-            stack.extend(t.children())
-    return None
 
 
 def _load(lw: Lowering, op: O.LoadOp) -> None:
@@ -189,12 +81,12 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
     if not isinstance(ptr, Tile):
         val = lw.scalar(op.value)
         cond = lw.scalar(op.mask) if op.mask is not None else ir.Constant(T.i1, 1)
-        guarded(lw.b, cond, lambda: lw.b.store(val, ptr, align=_align(elem)))
+        guarded(lw.b, cond, lambda: lw.b.store(val, ptr, align=align_of(elem)))
         return
     shape = shape_of(op.ptr.type)
     value = lw.tile(op.value, shape)
     mask = lw.tile(op.mask, shape) if op.mask is not None else None
-    ptr, (value, mask) = _settled(lw, op, ptr, [value, mask])
+    ptr, value, mask = _settled(lw, op, ptr, value, mask)
 
     def body(s: Scope, idx: Index) -> None:
         m = s.get(mask, idx) if mask is not None else ir.Constant(T.i1, 1)
@@ -202,7 +94,7 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
             return
         v = s.get(value, idx)
         addr = address(s, ptr, idx)
-        guarded(s.b, m, lambda: s.b.store(v, addr, align=_align(elem)))
+        guarded(s.b, m, lambda: s.b.store(v, addr, align=align_of(elem)))
 
     width = streaming_width(lw, value)
     split = find_split([value], mask)
@@ -213,14 +105,18 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
 
 
 def _settled(
-    lw: Lowering, op: Op, ptr: Tile, tiles: list[Tile | None]
-) -> tuple[Tile, list[Tile | None]]:
+    lw: Lowering, op: Op, ptr: Tile, value: Tile, extra: Tile | None
+) -> tuple[Tile, Tile, Tile | None]:
     """A store's (or atomic's) pointer tile and operand tiles, computed whole first where
     writing an element could change what a load among them reads for a later one."""
     if not overwrites_pending_load(lw.env, frozenset(lw.func.args), op.operands[0], op.operands):
-        return ptr, tiles
+        return ptr, value, extra
     settle = lw.materialize
-    return settle(ptr) if ptr.has_load else ptr, [None if t is None else settle(t) for t in tiles]
+    return (
+        settle(ptr) if ptr.has_load else ptr,
+        settle(value),
+        None if extra is None else settle(extra),
+    )
 
 
 def streaming_width(lw: Lowering, value: Tile) -> int | None:
@@ -285,7 +181,7 @@ def _cas_loop(
     from ..scalar import binary
 
     ty = storage(elem)
-    old0 = b.load(addr, typ=ty, align=_align(elem))
+    old0 = b.load(addr, typ=ty, align=align_of(elem))
     pre = b.block
     loop = b.function.append_basic_block("cas.loop")
     done = b.function.append_basic_block("cas.done")
@@ -332,7 +228,7 @@ def _atomic_rmw(lw: Lowering, op: O.AtomicRMWOp) -> None:
     shape = shape_of(op.result.type)
     value = lw.tile(op.operands[1], shape)
     mask = lw.tile(op.mask, shape) if op.mask is not None else None
-    ptr, (value, mask) = _settled(lw, op, ptr, [value, mask])
+    ptr, value, mask = _settled(lw, op, ptr, value, mask)
     out = lw.buffer(elem, shape)
 
     def body(s: Scope, idx: Index) -> None:
@@ -356,7 +252,7 @@ def _atomic_cas(lw: Lowering, op: O.AtomicCASOp) -> None:
         ty = storage(elem)
         if isinstance(ty, (ir.IntType, ir.PointerType)):
             return b.extract_value(b.cmpxchg(addr, cmp, val, order, fail), 0)
-        it = ir.IntType(_align(elem) * 8)
+        it = ir.IntType(align_of(elem) * 8)
         pair = b.cmpxchg(addr, b.bitcast(cmp, it), b.bitcast(val, it), order, fail)
         return b.bitcast(b.extract_value(pair, 0), ty)
 
@@ -366,7 +262,8 @@ def _atomic_cas(lw: Lowering, op: O.AtomicCASOp) -> None:
         return
     shape = shape_of(op.result.type)
     cmp, val = lw.tile(op.operands[1], shape), lw.tile(op.operands[2], shape)
-    ptr, (cmp, val) = _settled(lw, op, ptr, [cmp, val])
+    ptr, cmp, settled = _settled(lw, op, ptr, cmp, val)
+    val = val if settled is None else settled
     out = lw.buffer(elem, shape)
 
     def body(s: Scope, idx: Index) -> None:

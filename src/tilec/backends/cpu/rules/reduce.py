@@ -18,11 +18,11 @@ from ....ir import ops as O
 from ....ir.core import Value
 from ....ir.types import Kind, ScalarType, element_of, shape_of
 from ...llvm import types as T
+from ..load_tile import find_split
 from ..lower import Lowered, Lowering
 from ..nest import counted_loop, each_index, emit_nest
 from ..scalar import binary, constant, from_compute, to_compute
 from ..tiles import BufferTile, Index, Scope, Tile
-from .memory import find_split
 
 _COMMUTATIVE = {
     O.BinaryKind.ADD,
