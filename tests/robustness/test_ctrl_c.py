@@ -25,6 +25,8 @@ import numpy as np
 import tilec, tilec.language as tl
 
 GRID_S = {grid_s}
+# as in a terminal: a shell's background job (cmd &) starts with SIGINT ignored
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 @tilec.jit
 def spin(out_ptr, n):
