@@ -33,6 +33,7 @@ __all__ = [
     "Stage",
     "Target",
     "assert_error",
+    "generated_launch",
     "normalize_grid",
     "runtime_indices",
 ]
@@ -161,6 +162,34 @@ def normalize_grid(grid: Any) -> Grid3:
             GRIDS.clear()
         GRIDS[grid] = g
     return g
+
+
+def generated_launch(
+    where: str, n: int, consts: dict[str, Any], body: Sequence[str]
+) -> Callable[..., None]:
+    """A launch function generated for one kernel: ``launch(grid, v0, ..., v{n-1})`` turns the
+    grid into 3 ints (a dict hit for tuple grids seen before), returns on an empty grid, then runs
+    ``body`` (lines at function level, with ``g`` the grid). Every per-kernel constant is a
+    closure variable named by ``consts``, which saves ~0.3 µs over a generic method."""
+    values = ", ".join(f"v{i}" for i in range(n))
+    names = ", ".join(["_grids", "_normalize", "_empty", *consts])
+    source = "\n".join([
+        f"def _factory({names}):",
+        f"    def launch(grid{', ' if n else ''}{values}):",
+        "        g = _grids.get(grid) if type(grid) is tuple else None",
+        "        if g is None:",
+        "            g = _normalize(grid)",
+        "        if g is _empty:",
+        "            return",
+        *(f"        {line}" for line in body),
+        "    return launch",
+    ])  # fmt: skip
+    namespace: dict[str, Any] = {}
+    exec(compile(source, where, "exec"), namespace)
+    launch: Callable[..., None] = namespace["_factory"](
+        GRIDS, normalize_grid, EMPTY_GRID, *consts.values()
+    )
+    return launch
 
 
 def runtime_indices(params: Sequence[ArgSpec]) -> tuple[int, ...]:

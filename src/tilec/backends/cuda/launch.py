@@ -21,7 +21,7 @@ from ...ir.bounds import RECORD_WORDS
 from ...ir.types import PointerType, int64
 from .. import launcher
 from ..artifacts import CompiledKernel, KernelMetadata
-from ..base import EMPTY_GRID, GRIDS, Grid3, normalize_grid, runtime_indices
+from ..base import Grid3, generated_launch, runtime_indices
 from ..dlpack_exchange import torch_exchange
 from .layout import WARP_SIZE
 
@@ -129,28 +129,14 @@ class CudaLauncher:
 
     def _generate_launch(self, n: int) -> Callable[..., None]:
         """This kernel's launch function, its constants in closure variables (as on the CPU)."""
-        values = ", ".join(f"v{i}" for i in range(n))
         picked = "(" + "".join(f"v{i}, " for i in self._pick) + ")"
-        source = "\n".join([
-            "def _factory(_grids, _normalize, _empty, _kernel, _launch, _function, _block,",
-            "             _shared, _codes):",
-            f"    def launch(grid{', ' if n else ''}{values}):",
-            "        g = _grids.get(grid) if type(grid) is tuple else None",
-            "        if g is None:",
-            "            g = _normalize(grid)",
-            "        if g is _empty:",
-            "            return",
-            "        _launch(_function, g, _block, _shared, _kernel._stream(), _codes,",
-            f"                {picked})",
-            "    return launch",
+        consts = {
+            "_kernel": self, "_launch": self._launch, "_function": self._function,
+            "_block": self._block, "_shared": self._shared, "_codes": self._codes,
+        }  # fmt: skip
+        return generated_launch(f"<tilec cuda launch {self.name}>", n, consts, [
+            f"_launch(_function, g, _block, _shared, _kernel._stream(), _codes, {picked})",
         ])  # fmt: skip
-        namespace: dict[str, Any] = {}
-        exec(compile(source, f"<tilec cuda launch {self.name}>", "exec"), namespace)
-        launch: Callable[..., None] = namespace["_factory"](
-            GRIDS, normalize_grid, EMPTY_GRID, self, self._launch, self._function, self._block,
-            self._shared, self._codes,
-        )  # fmt: skip
-        return launch
 
     def run_checked(
         self, grid: Grid3, runtime: tuple[Any, ...], extents: Sequence[int]
