@@ -79,6 +79,7 @@ def install_as_triton(*, replace_installed: bool = False) -> ModuleType:
     _check_not_too_late()
     alias.install_hook()
     # children inherit the choice; "replace" also tells them the shadowing was asked for
-    os.environ[ENV] = ENV_REPLACE if real is not None else ENV_ON
-    config.update(as_triton=os.environ[ENV])
+    choice = ENV_REPLACE if real is not None else ENV_ON
+    os.environ[ENV] = choice
+    config.update(as_triton=choice)
     return importlib.import_module("triton")
