@@ -152,9 +152,7 @@ def cast(
     assert isinstance(src, ScalarType) and isinstance(dst, ScalarType)
     if dst.is_bool():
         if src.is_floating():
-            return b.fcmp_unordered(
-                "!=", to_compute(b, x, src), ir.Constant(T.compute_type(src), 0.0)
-            )
+            return S.float_is_nonzero(b, to_compute(b, x, src))
         return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
     if src.is_floating() and dst.is_floating():
         cx = to_compute(b, x, src)

@@ -189,8 +189,8 @@ def int_to_float(b: ir.IRBuilder, x: ir.Value, signed: bool, dst: ScalarType) ->
     # (x >> 1 | x & 1): one rounding, then an exact doubling.
     one = ir.Constant(x.type, 1)
     half = b.or_(b.lshr(x, one), b.and_(x, one))
-    doubled = b.sitofp(half, wide)
-    big = b.fadd(doubled, doubled)
+    halved = b.sitofp(half, wide)
+    big = b.fadd(halved, halved)
     return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), big, b.sitofp(x, wide))
 
 
