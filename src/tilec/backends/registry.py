@@ -27,6 +27,10 @@ class Entry:
     # the libraries ``extern_libs`` may name (None: they are ignored, as on the host, where
     # kernels call the C library's math functions)
     extern_libraries: frozenset[str] | None = None
+    # "module:function" returning what else its compiled kernels depend on (the tools outside
+    # tilec and llvmlite, with their versions): part of the cache key, so a kernel is never
+    # reused from the cache after the tools that built it changed ("": nothing else)
+    toolchain: str = ""
 
 
 BACKENDS: dict[str, Entry] = {
@@ -34,6 +38,7 @@ BACKENDS: dict[str, Entry] = {
     "cuda": Entry(
         "tilec.backends.cuda", "CudaCompiler", "CudaDriver", memory="cuda",
         extern_libraries=frozenset({"libdevice"}),
+        toolchain="tilec.backends.cuda.toolchain:identity",
     ),
 }  # fmt: skip
 # the backend of this host: where Triton's interpreter mode (TRITON_INTERPRET) runs kernels
@@ -80,6 +85,17 @@ def get(kind: str) -> Backend:
     module = importlib.import_module(entry.module)
     compiler: Compiler = _LazyCompiler(entry.module, entry.compiler)  # type: ignore[assignment]
     return Backend(kind, compiler, getattr(module, entry.driver)())
+
+
+@functools.cache
+def toolchain_key(kind: str) -> str:
+    """What kernels compiled by backend ``kind`` depend on beyond tilec and llvmlite (once per
+    process: the tools are found once)."""
+    where = BACKENDS[check_name(kind)].toolchain
+    if not where:
+        return ""
+    module_name, function = where.split(":")
+    return str(getattr(importlib.import_module(module_name), function)())
 
 
 def names() -> tuple[str, ...]:

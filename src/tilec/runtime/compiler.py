@@ -60,6 +60,7 @@ def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: Compil
         f"source {source_key(fn)}",
         f"specs {[repr(s) for s in specs]}",
         f"target {target!r}",
+        f"toolchain {registry.toolchain_key(target.kind)}",
         f"options {options!r}",
         f"experimental {sorted(config.get().experimental)}",
     ]
