@@ -224,9 +224,30 @@ def _binary(a: AxisAnalysis, op: Op) -> AxisInfo | None:
             for d in range(len(lhs.divisibility))
         )
         return AxisInfo((1,) * len(const), div, const) if const else AxisInfo((), div, ())
+    if op.kind is O.BinaryKind.REM and const:
+        return _rem(lhs, rhs, shape_of(op.result.type), const)
     if not const:
         return None
     return AxisInfo((1,) * len(const), (1,) * len(const), const)
+
+
+def _rem(
+    lhs: AxisInfo, rhs: AxisInfo, shape: tuple[int, ...], const: tuple[int, ...]
+) -> AxisInfo:
+    """``x % n`` with ``n`` the same along a dimension and a multiple of ``d``: the result
+    drops back only where ``x`` reaches a multiple of ``n``, hence of ``d``, so a run of
+    consecutive ``x`` starting at a multiple of ``g`` stays consecutive in pieces of
+    ``gcd(run, g, d)``, each starting at ``x0 - q*n``, a multiple of ``gcd(g, d)``: the
+    tutorial matmul's ``(pid*BM + arange) % M`` keeps 16-byte vectors when M is a multiple of
+    16. As in Triton's axis analysis, ``x`` is taken to be an index, >= 0 (a negative C
+    remainder would also drop right after a multiple of ``n``)."""
+    contig, div = [], []
+    for dim, n in enumerate(shape):
+        uniform = rhs.constancy[dim] == n
+        g, d = lhs.divisibility[dim], rhs.divisibility[dim]
+        contig.append(math.gcd(lhs.contiguity[dim], g, d) if uniform else 1)
+        div.append(math.gcd(g, d) if uniform else 1)
+    return AxisInfo(tuple(contig), tuple(div), const)
 
 
 def _addptr(a: AxisAnalysis, op: Op) -> AxisInfo:
