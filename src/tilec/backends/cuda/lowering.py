@@ -18,7 +18,7 @@ from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
 from . import intrinsics as intr
-from . import register_budget
+from . import register_budget, rematerialize
 from .axis_info import AxisAnalysis
 from .contiguous_pointers import rebase
 from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
@@ -114,14 +114,22 @@ class Lowering:
         got = self.env[v]
         if not isinstance(got, Tile):
             raise LoweringError(f"expected a tile for {v!r}")
-        return got if layout is None else self.convert(got, layout)
+        return got if layout is None else self._in_layout(v, got, layout)
 
     def value(self, v: Value, layout: Layout | None) -> Lowered:
-        """A tile converted to ``layout`` (when given), or a scalar as is."""
+        """A tile in ``layout`` (when given), or a scalar as is."""
         got = self.env[v]
         if isinstance(got, Tile) and layout is not None:
-            return self.convert(got, layout)
+            return self._in_layout(v, got, layout)
         return got
+
+    def _in_layout(self, v: Value, got: Tile, layout: Layout) -> Tile:
+        """``v`` (lowered as ``got``) in ``layout``: as is, recomputed when cheap
+        (rematerialize.py), else converted through shared memory."""
+        if got.layout == layout or _same_placement(got.layout, layout, got.shape):
+            return self.convert(got, layout)
+        again = rematerialize.rebuild(self, v, layout)
+        return again if again is not None else self.convert(got, layout)
 
     def pointers(self, v: Value, layout: Layout) -> Tile:
         """The pointer tile ``v`` in ``layout``, each register inside a run of contiguous
