@@ -20,6 +20,7 @@ from ...ir.types import Element, PointerType, TileType, Type, element_of, shape_
 from ..artifacts import AssertInfo
 from ..llvm import types as T
 from ..llvm.intrinsics import declare
+from .int_ranges import IntFacts
 from .liveness import Liveness
 from .load_tile import find_split
 from .nest import emit_nest
@@ -47,8 +48,10 @@ class Lowering:
         rules: dict[type, Rule],
         vector_width: int = 8,
         vector_registers: int = 16,
+        int_facts: IntFacts | None = None,
     ):
         self.func = func
+        self.int_facts = int_facts or IntFacts()  # what integer ranges allow (int_ranges.py)
         self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
         self.vector_registers = vector_registers
         self.in_combine = False  # lowering a reduce/scan combine region
@@ -126,7 +129,8 @@ class Lowering:
         b = self.alloca_b
         if self._heap is None:
             module = b.module
-            total = ir.GlobalVariable(module, T.i64, "tilec.heap_bytes")
+            # one per program function: a module can hold two (program.py)
+            total = ir.GlobalVariable(module, T.i64, module.get_unique_name("tilec.heap_bytes"))
             total.global_constant = True
             total.linkage = "private"
             malloc = declare(module, "malloc", T.ptr, [T.i64])

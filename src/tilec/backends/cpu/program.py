@@ -17,7 +17,7 @@ from ...ir.ops import FuncOp
 from ...ir.types import ScalarType
 from ..artifacts import AssertInfo
 from ..llvm import types as T
-from . import aliasing
+from . import aliasing, int_ranges
 from .lower import Lowering
 from .matmul import vector_registers, vector_width
 from .nest import counted_loop
@@ -44,34 +44,84 @@ def _load_param(b: ir.IRBuilder, args: ir.Value, i: int, spec: ArgSpec) -> ir.Va
 def build_module(
     func: FuncOp, triple: str, data_layout: str = "", features: str = ""
 ) -> tuple[ir.Module, str, list[AssertInfo]]:
-    """Lower ``func`` into a new module; returns (module, entry symbol, assert sites)."""
+    """Lower ``func`` into a new module; returns (module, entry symbol, assert sites).
+
+    Where integer facts that change the code hold only for grids of at most ``small_grid``
+    programs per axis (int_ranges.plan), the module holds a second program for those grids and
+    the entry picks one by the grid it is given."""
     module = ir.Module(name=func.sym_name)
     module.triple = triple
     if data_layout:
         module.data_layout = data_layout
-    program = ir.Function(module, ir.FunctionType(T.void, PROGRAM_ARGS), "tilec.program")
+    plan = int_ranges.plan(func)
+    programs: list[tuple[int | None, ir.Function]] = []
+    asserts: list[AssertInfo] = []
+    variants = [(plan.small_grid, plan.small)] if plan.small is not None else []
+    for grid, facts in [*variants, (None, plan.general)]:
+        program, asserts = _build_program(module, func, triple, features, facts)
+        programs.append((grid, program))
+    symbol = entry_symbol(func.sym_name)
+    _build_entry(module, programs, symbol)
+    return module, symbol, asserts
+
+
+def _build_program(
+    module: ir.Module, func: FuncOp, triple: str, features: str, facts: int_ranges.IntFacts
+) -> tuple[ir.Function, list[AssertInfo]]:
+    fn_type = ir.FunctionType(T.void, PROGRAM_ARGS)
+    program = ir.Function(module, fn_type, module.get_unique_name("tilec.program"))
     program.linkage = "internal"
-    lw = Lowering(func, program, RULES, vector_width(features), vector_registers(features, triple))
+    lw = Lowering(
+        func, program, RULES, vector_width(features), vector_registers(features, triple), facts
+    )
     for i, (spec, arg) in enumerate(zip(func.specs, func.args)):
         lw.env[arg] = _load_param(lw.b, lw.args_ptr, i, spec)
     with native_half(has_native_half(triple, features)):
         lw.run()
     aliasing.annotate(program)
-    symbol = entry_symbol(func.sym_name)
-    _build_entry(module, program, symbol)
-    return module, symbol, lw.asserts
+    return program, lw.asserts
 
 
-def _build_entry(module: ir.Module, program: ir.Function, symbol: str) -> None:
+def _build_entry(
+    module: ir.Module, programs: list[tuple[int | None, ir.Function]], symbol: str
+) -> None:
+    """The entry runs the first program whose grid bound (None: any grid) the grid keeps."""
     entry = ir.Function(module, ir.FunctionType(T.void, ENTRY_ARGS), symbol)
-    args, gx, gy, gz, begin, end, status = entry.args
+    gx, gy, gz = entry.args[1:4]
     b = ir.IRBuilder(entry.append_basic_block("start"))
-    gx64, gy64 = b.zext(gx, T.i64), b.zext(gy, T.i64)
     stop = entry.append_basic_block("stop")
+    slots = [b.alloca(T.i32) for _ in range(3)]  # the ids, in the entry block for mem2reg
+    for bound, program in programs:
+        if bound is None:
+            _run_programs(b, entry, program, slots, stop)
+            break
+        limit = ir.Constant(T.i32, bound)
+        fits = b.and_(
+            b.and_(b.icmp_unsigned("<=", gx, limit), b.icmp_unsigned("<=", gy, limit)),
+            b.icmp_unsigned("<=", gz, limit),
+        )
+        here, other = entry.append_basic_block("grid.fits"), entry.append_basic_block("grid.other")
+        b.cbranch(fits, here, other)
+        b.position_at_end(here)
+        _run_programs(b, entry, program, slots, stop)
+        b.position_at_end(other)
+    b.position_at_end(stop)
+    b.ret_void()
+
+
+def _run_programs(
+    b: ir.IRBuilder,
+    entry: ir.Function,
+    program: ir.Function,
+    slots: list[ir.AllocaInstr],
+    stop: ir.Block,
+) -> None:
+    """Programs begin..end-1 in order, stopping once a device_assert has failed."""
+    args, gx, gy, gz, begin, end, status = entry.args
+    gx64, gy64 = b.zext(gx, T.i64), b.zext(gy, T.i64)
     # (x, y, z) of the first program by division, then counted up: no division per program
     rest = b.udiv(begin, gx64)
     start_ids = [b.urem(begin, gx64), b.urem(rest, gy64), b.udiv(rest, gy64)]
-    slots = [b.alloca(T.i32) for _ in range(3)]
     for slot, v in zip(slots, start_ids):
         b.store(b.trunc(v, T.i32), slot)
     with counted_loop(b, begin, end, "pid"):
@@ -85,8 +135,6 @@ def _build_entry(module: ir.Module, program: ir.Function, symbol: str) -> None:
         b.position_at_end(go_on)
         _next_ids(b, ids, slots, gx, gy)
     b.branch(stop)
-    b.position_at_end(stop)
-    b.ret_void()
 
 
 def _next_ids(

@@ -12,13 +12,24 @@ from llvmlite import ir
 
 from ....ir import ops as O
 from ....ir.core import Op
-from ....ir.types import ScalarType, TileType, element_of, shape_of
+from ....ir.types import (
+    ScalarType,
+    TileType,
+    element_of,
+    shape_of,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from ..lower import Lowering, map_tile, result_shape
 from ..mathops import emit_math, weight
 from ..scalar import binary, bitcast, cast, compare, constant
 from ..tiles import ConstTile, MapTile, RangeTile, SplatTile, StrideRule, Tile, uniform_only
 
 Fn = Callable[[ir.IRBuilder, list[ir.Value]], ir.Value]
+
+_UNSIGNED = {t.bits: t for t in (uint8, uint16, uint32, uint64)}
 
 
 def elementwise(
@@ -83,7 +94,20 @@ def _binary(lw: Lowering, op: O.BinaryOp) -> None:
     )
     tag: tuple[object, ...] = ("and",) if kind is O.BinaryKind.AND and elem.is_bool() else ()
     safe = lw.in_combine  # see binary(): min/max inside reduction loops
-    elementwise(lw, op, lambda b, v: binary(b, kind, elem, v[0], v[1], nan, safe), rule, tag)
+    facts = lw.int_facts
+    # int_ranges.py: non-negative operands divide the same unsigned, and LLVM sees through it
+    code_elem = _UNSIGNED[elem.bits] if op in facts.unsigned_divisions else elem
+    flags = ["nsw"] if op in facts.no_signed_wrap else []
+    if op in facts.no_unsigned_wrap:
+        flags.append("nuw")
+
+    def fn(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
+        r = binary(b, kind, code_elem, v[0], v[1], nan, safe)
+        if flags and isinstance(r, ir.Instruction):
+            r.flags.extend(flags)
+        return r
+
+    elementwise(lw, op, fn, rule, tag)
 
 
 def _compare(lw: Lowering, op: O.CompareOp) -> None:
