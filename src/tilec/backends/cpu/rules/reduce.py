@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from llvmlite import ir
 
 from ....ir import ops as O
-from ....ir.core import Value
+from ....ir.core import Block, Op, Value
 from ....ir.types import Kind, ScalarType, element_of, shape_of
 from ...llvm import types as T
 from ..load_tile import find_split
@@ -35,17 +36,71 @@ _COMMUTATIVE = {
 }
 
 
-def simple_combine(op: O.ReduceOp | O.ScanOp) -> O.BinaryOp | None:
-    """The combine region's single commutative BinaryOp, when that is all it does."""
+@dataclass(frozen=True)
+class Combine:
+    """A combine region that is one commutative op."""
+
+    kind: O.BinaryKind
+    propagate_nan: bool = False
+
+
+def simple_combine(op: O.ReduceOp | O.ScanOp) -> Combine | None:
+    """The combine region's single commutative op, when that is all it does: one BinaryOp, or
+    the compare-and-select spelling of max/min (:func:`_select_minmax`)."""
     block = op.combine
-    if len(op.operands) != 1 or len(block.ops) != 2:
+    if len(op.operands) != 1:
         return None
-    bin_op, term = block.ops
-    if not isinstance(bin_op, O.BinaryOp) or bin_op.kind not in _COMMUTATIVE:
+    if len(block.ops) == 2:
+        bin_op, term = block.ops
+        if not isinstance(bin_op, O.BinaryOp) or bin_op.kind not in _COMMUTATIVE:
+            return None
+        if set(bin_op.operands) != set(block.args) or list(term.operands) != [bin_op.result]:
+            return None
+        return Combine(bin_op.kind, bin_op.propagate_nan)
+    return _select_minmax(block)
+
+
+_PICKS = {
+    O.CompareKind.GT: O.BinaryKind.MAX,
+    O.CompareKind.GE: O.BinaryKind.MAX,
+    O.CompareKind.LT: O.BinaryKind.MIN,
+    O.CompareKind.LE: O.BinaryKind.MIN,
+}
+
+
+def _select_minmax(block: Block) -> Combine | None:
+    """``where(a > b, a, b)`` on integers, ``where(a > b or a != a, a, b)`` on floats (Inductor's
+    ``triton_helpers.maximum``; ``<`` for minimum): max (min) with NaN propagated. They differ
+    from it only in which zero a tie of +0 and -0 keeps, which a reduction leaves open."""
+    *body, select, term = block.ops
+    if not (isinstance(select, O.SelectOp) and list(term.operands) == [select.result]):
         return None
-    if set(bin_op.operands) != set(block.args) or list(term.operands) != [bin_op.result]:
+    mask, a, b = select.operands
+    if {a, b} != set(block.args) or a is b:
         return None
-    return bin_op
+    floating = element_of(a.type).is_floating()  # type: ignore[union-attr]
+    ops = {o.result: o for o in body}
+    if floating:
+        either = ops.get(mask)
+        if not (isinstance(either, O.BinaryOp) and either.kind is O.BinaryKind.OR):
+            return None
+        parts = [ops.get(v) for v in either.operands]
+        nans = [p for p in parts if _is_compare(p, O.CompareKind.NE, a, a)]
+        if len(nans) != 1 or len(body) != 3:
+            return None
+        cmp = parts[1 - parts.index(nans[0])]
+    else:
+        cmp = ops.get(mask)
+        if len(body) != 1:
+            return None
+    if not isinstance(cmp, O.CompareOp) or list(cmp.operands) != [a, b]:
+        return None
+    kind = _PICKS.get(cmp.kind)
+    return Combine(kind, propagate_nan=floating) if kind is not None else None
+
+
+def _is_compare(op: Op | None, kind: O.CompareKind, x: Value, y: Value) -> bool:
+    return isinstance(op, O.CompareOp) and op.kind is kind and list(op.operands) == [x, y]
 
 
 def identity(kind: O.BinaryKind, elem: ScalarType) -> float | int:
@@ -64,7 +119,7 @@ def identity(kind: O.BinaryKind, elem: ScalarType) -> float | int:
 
 
 def _fast_binary(
-    b: ir.IRBuilder, bin_op: O.BinaryOp, elem: ScalarType, x: ir.Value, y: ir.Value
+    b: ir.IRBuilder, bin_op: Combine, elem: ScalarType, x: ir.Value, y: ir.Value
 ) -> ir.Value:
     if (
         elem.is_floating()
@@ -140,7 +195,7 @@ def _lane_partials(lw: Lowering, op: O.ReduceOp, tiles: list[Tile], lanes: int) 
     return parts
 
 
-def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: O.BinaryOp) -> None:
+def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: Combine) -> None:
     elem = element_of(op.operands[0].type)
     assert isinstance(elem, ScalarType)
     acc_t = T.storage_type(elem)
