@@ -36,34 +36,38 @@ def fresh_tools():
 def _no_assembler(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(toolchain, "nvjitlink_available", lambda: False)
     monkeypatch.setattr(toolchain, "ptxas_path", lambda: None)
+    monkeypatch.setattr(toolchain, "identity", lambda: "no assembler")
     registry.toolchain_key.cache_clear()
 
 
-def test_the_cuda_key_changes_with_the_assembler(monkeypatch, fresh_tools):
+def _specs():  # type: ignore[no-untyped-def]
     _, specs = specialize.specialize(["x_ptr", "n", "BLOCK"], [np.zeros(4, np.float32), 4, 256],
                                      [False, False, True])  # fmt: skip
+    return specs
+
+
+def test_the_cuda_key_changes_with_the_assembler_files(monkeypatch, tmp_path, fresh_tools):
+    """Installing, replacing or removing a ptxas changes the key (here the TILEC_PTXAS_PATH one;
+    pip's, the toolkit's and PATH's are stamped the same way)."""
     where = (Target("cuda", "sm_90"), CompileOptions())
-    before = compiler.cache_key(scale, specs, *where)
-    assert compiler.cache_key(scale, specs, *where) == before
-    monkeypatch.setattr(toolchain, "nvjitlink_available", lambda: True)
-    monkeypatch.setattr(toolchain, "nvjitlink_version", lambda: "13.7")
-    registry.toolchain_key.cache_clear()
-    newer = compiler.cache_key(scale, specs, *where)
-    assert newer != before
-    monkeypatch.setattr(toolchain, "nvjitlink_version", lambda: "13.8")
-    registry.toolchain_key.cache_clear()
-    assert compiler.cache_key(scale, specs, *where) not in (before, newer)
+    tool = tmp_path / "ptxas"
+    monkeypatch.setenv("TILEC_PTXAS_PATH", str(tool))
+    keys = [compiler.cache_key(scale, _specs(), *where)]
+    assert compiler.cache_key(scale, _specs(), *where) == keys[0]  # once per process
+    for change in (lambda: tool.write_text("v1"), lambda: tool.write_text("v1.1"), tool.unlink):
+        change()
+        registry.toolchain_key.cache_clear()
+        keys.append(compiler.cache_key(scale, _specs(), *where))
+    assert len(set(keys)) == 3 and keys[-1] == keys[0]  # removed: as before it was installed
     # the CPU's kernels depend on nothing outside tilec and llvmlite
     assert registry.toolchain_key("cpu") == ""
 
 
 def test_the_cpu_key_ignores_the_cuda_tools(monkeypatch, fresh_tools):
-    _, specs = specialize.specialize(["x_ptr", "n", "BLOCK"], [np.zeros(4, np.float32), 4, 256],
-                                     [False, False, True])  # fmt: skip
     where = (Target("cpu", "fake"), CompileOptions())
-    before = compiler.cache_key(scale, specs, *where)
+    before = compiler.cache_key(scale, _specs(), *where)
     _no_assembler(monkeypatch)
-    assert compiler.cache_key(scale, specs, *where) == before
+    assert compiler.cache_key(scale, _specs(), *where) == before
 
 
 @pytest.mark.skipif(

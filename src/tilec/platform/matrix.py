@@ -11,7 +11,6 @@ import enum
 import functools
 import json
 from dataclasses import dataclass
-from importlib import resources
 
 
 class Level(enum.Enum):
@@ -200,6 +199,8 @@ def normalize_arch(machine: str) -> str:
 @functools.lru_cache(maxsize=1)
 def load_policy() -> SupportPolicy:
     """The policy shipped in the package (read once, on first use)."""
+    from importlib import resources  # ~13 ms to import: only when the policy is read
+
     text = resources.files(__package__).joinpath("support.json").read_text(encoding="utf-8")
     return parse_policy(json.loads(text))
 

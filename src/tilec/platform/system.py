@@ -12,7 +12,6 @@ import ctypes
 import dataclasses
 import glob as _glob
 import importlib
-import importlib.metadata
 import importlib.util
 import os
 import platform
@@ -214,6 +213,8 @@ class System:
         return tuple(dict.fromkeys(p for p in paths if p))
 
     def dist_version(self, name: str) -> str:
+        import importlib.metadata  # ~10 ms to import: only when a distribution is asked about
+
         try:
             return importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -243,6 +244,8 @@ class System:
 
     def dist_text(self, name: str, filename: str) -> str | None:
         """A file of distribution ``name``'s metadata (direct_url.json ...), None if absent."""
+        import importlib.metadata  # (as above)
+
         try:
             return importlib.metadata.distribution(name).read_text(filename)
         except Exception:  # not installed, or a broken dist-info: nothing recorded

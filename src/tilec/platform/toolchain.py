@@ -86,20 +86,24 @@ def _toolkit_version(system: System, path: str, levels: int) -> str:
 def find_ptxas(system: System, driver_major: int = 0) -> Tool:
     """The first ptxas found; with ``driver_major``, the first whose cubins that driver loads
     (CUDA 12 and 13 ptxas can be installed side by side). TILEC_PTXAS_PATH always wins."""
-    exe = "ptxas.exe" if _is_windows(system) else "ptxas"
     env = system.env
     if env.get("TILEC_PTXAS_PATH") and system.exists(env["TILEC_PTXAS_PATH"]):
         return _ptxas_tool(system, "TILEC_PTXAS_PATH", env["TILEC_PTXAS_PATH"])
+    found = [c for c in dict.fromkeys(_ptxas_candidates(system)) if c[1] and system.exists(c[1])]
+    if not found:
+        return Tool("ptxas", error="not found")
+    return _fitting([_ptxas_tool(system, via, path) for via, path in found], driver_major)
+
+
+def _ptxas_candidates(system: System) -> list[tuple[str, str]]:
+    exe = "ptxas.exe" if _is_windows(system) else "ptxas"
     candidates = _site(
         system, tuple(p + (".exe" if exe.endswith(".exe") else "") for p in _PIP_PTXAS)
     )
     candidates += [(via, os.path.join(root, "bin", exe)) for via, root in _roots(system)]
     candidates += [("PATH", system.which("ptxas") or "")]
     candidates += [("/usr/local/cuda", "/usr/local/cuda/bin/ptxas")]
-    found = [c for c in dict.fromkeys(candidates) if c[1] and system.exists(c[1])]
-    if not found:
-        return Tool("ptxas", error="not found")
-    return _fitting([_ptxas_tool(system, via, path) for via, path in found], driver_major)
+    return candidates
 
 
 def _ptxas_tool(system: System, via: str, path: str) -> Tool:
@@ -120,12 +124,7 @@ def find_nvjitlink(system: System, driver_major: int = 0, bindings: str = "") ->
     """The nvJitLink the CUDA backend uses: cuda-bindings ``bindings`` loads the one of its own
     CUDA major; without that, the first whose CUDA major the driver can load (a cu12 and a cu13
     wheel can be installed side by side)."""
-    candidates = _site(system, _PIP_NVJITLINK)
-    for via, root in _roots(system):
-        for pattern in ("lib64/libnvJitLink.so.*", "lib/libnvJitLink.so.*", "bin/nvJitLink_*.dll"):
-            candidates += [(via, p) for p in system.glob(os.path.join(root, pattern))]
-    cuda = "/usr/local/cuda/lib64"
-    candidates += [("/usr/local/cuda", p) for p in system.glob(f"{cuda}/libnvJitLink.so.*")]
+    candidates = _nvjitlink_candidates(system)
     found = [c for c in dict.fromkeys(candidates) if c[1] and system.exists(c[1])]
     tools = [_nvjitlink_tool(system, via, path) for via, path in found]
     if not tools:
@@ -133,6 +132,16 @@ def find_nvjitlink(system: System, driver_major: int = 0, bindings: str = "") ->
     major = version_tuple(bindings)[:1]
     same = [t for t in tools if major and version_tuple(t.version)[:1] == major]
     return same[0] if same else _fitting(tools, driver_major)
+
+
+def _nvjitlink_candidates(system: System) -> list[tuple[str, str]]:
+    candidates = _site(system, _PIP_NVJITLINK)
+    for via, root in _roots(system):
+        for pattern in ("lib64/libnvJitLink.so.*", "lib/libnvJitLink.so.*", "bin/nvJitLink_*.dll"):
+            candidates += [(via, p) for p in system.glob(os.path.join(root, pattern))]
+    cuda = "/usr/local/cuda/lib64"
+    candidates += [("/usr/local/cuda", p) for p in system.glob(f"{cuda}/libnvJitLink.so.*")]
+    return candidates
 
 
 def _nvjitlink_tool(system: System, via: str, path: str) -> Tool:
@@ -144,12 +153,7 @@ def _nvjitlink_tool(system: System, via: str, path: str) -> Tool:
 
 
 def find_libdevice(system: System) -> Tool:
-    relative = os.path.join("nvvm", "libdevice", "libdevice.10.bc")
-    candidates = [("TILEC_LIBDEVICE_PATH", system.env.get("TILEC_LIBDEVICE_PATH", ""))]
-    candidates += _site(system, _PIP_LIBDEVICE)
-    candidates += [(via, os.path.join(root, relative)) for via, root in _roots(system)]
-    candidates += [("/usr/local/cuda", os.path.join("/usr/local/cuda", relative))]
-    via, path = _first(system, candidates)
+    via, path = _first(system, _libdevice_candidates(system))
     if not path:
         return Tool("libdevice", error="not found")
     if via == "site-packages":
@@ -157,6 +161,34 @@ def find_libdevice(system: System) -> Tool:
     else:
         version = _toolkit_version(system, path, levels=3)
     return Tool("libdevice", path, via, version)
+
+
+def _libdevice_candidates(system: System) -> list[tuple[str, str]]:
+    relative = os.path.join("nvvm", "libdevice", "libdevice.10.bc")
+    candidates = [("TILEC_LIBDEVICE_PATH", system.env.get("TILEC_LIBDEVICE_PATH", ""))]
+    candidates += _site(system, _PIP_LIBDEVICE)
+    candidates += [(via, os.path.join(root, relative)) for via, root in _roots(system)]
+    candidates += [("/usr/local/cuda", os.path.join("/usr/local/cuda", relative))]
+    return candidates
+
+
+def stamp(system: System | None = None) -> str:
+    """A cheap fingerprint of every ptxas, nvJitLink and libdevice the search could pick (path,
+    size, modification time; the ptxas override): it changes when any of them is installed,
+    removed or replaced. Nothing is run or loaded, unlike ``toolchain()``."""
+    system = system or System()
+    override = system.env.get("TILEC_PTXAS_PATH", "")
+    paths = [override] + [p for candidates in (_ptxas_candidates(system),
+             _nvjitlink_candidates(system), _libdevice_candidates(system))
+             for _, p in candidates]  # fmt: skip
+    parts = [f"ptxas override {override!r}"]
+    for path in dict.fromkeys(p for p in paths if p):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        parts.append(f"{path} {info.st_size} {info.st_mtime_ns}")
+    return "; ".join(parts)
 
 
 def libcuda_candidates(system: System) -> list[tuple[str, str]]:

@@ -105,11 +105,12 @@ def assemblers(prefer: str = "auto") -> list[Assembler]:
     return tools
 
 
-def identity(prefer: str = "auto") -> str:
-    """What a cubin depends on besides tilec and LLVM: the assemblers at hand (route, CUDA version,
-    where), the driver's CUDA version (it limits which of them may be used) and libdevice. In
-    the cache key, so a kernel assembled by another ptxas, or cached as PTX only while no
-    assembler was found, is not reused once they change."""
-    tools = [(a.route, a.version, a.where) for a in assemblers(prefer)]
-    return f"assemblers {tools} driver {driver_cuda_version()} libdevice {libdevice_path()}"
 
+def identity() -> str:
+    """What a cubin depends on besides tilec and LLVM, cheaply (no tool is run): every ptxas,
+    nvJitLink and libdevice the search could pick, with size and modification time. In the cache
+    key, so a kernel assembled by another ptxas, or cached as PTX only while no assembler was
+    found, is not reused once they change."""
+    from ...platform.toolchain import stamp
+
+    return stamp()
