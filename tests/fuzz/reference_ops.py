@@ -110,6 +110,12 @@ def scan_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tuple
         if kind == "cumprod":  # products near the underflow threshold lose relative accuracy
             big |= (np.abs(r) < 2.0 ** (D.FLOAT_FORMAT[t.name][1] + 8)) & (r != 0)
             big |= np.logical_or.accumulate(~np.isfinite(w), axis=-1)
+            # a tree order multiplies other runs of the prefix first: where one of them leaves
+            # the format's range (FLT_MAX times a small prefix), the order decides the value
+            hi, lo = _run_product_extremes(w)
+            big |= (hi > math.log2(D.FLOAT_FORMAT[t.name][2] / 4)) | (
+                lo < D.FLOAT_FORMAT[t.name][1] + 8
+            )
         r = round_float(r, t)
         undefined |= big
         ev.atol = _back(atol, axis, reverse)
@@ -128,6 +134,25 @@ def scan_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tuple
              "scan_xor": np.bitwise_xor, "scan_or": np.bitwise_or}[kind]  # fmt: skip
         r = wrap(f.accumulate(ints, axis=-1), t)
     return _back(r, axis, reverse), _back(undefined, axis, reverse)
+
+
+def _run_product_extremes(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each prefix along the last axis: log2 of the largest and of the smallest non-zero
+    magnitude of a product of consecutive elements within it (Kadane's scan over log2|w|)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lg = np.log2(np.abs(w))  # -inf for zeros; non-finite inputs are flagged by the caller
+    hi, lo = np.empty_like(lg), np.empty_like(lg)
+    run_hi = best_hi = np.full(lg.shape[:-1], -np.inf)
+    run_lo = best_lo = np.full(lg.shape[:-1], np.inf)
+    for k in range(lg.shape[-1]):
+        v = lg[..., k]
+        zero = np.isneginf(v)  # a zero ends a run: its products are exactly 0 in any order
+        with np.errstate(invalid="ignore"):  # inf + -inf where a zero follows: not selected
+            run_hi = np.maximum(v, run_hi + v)
+            run_lo = np.where(zero, np.inf, np.minimum(v, run_lo + v))
+        best_hi, best_lo = np.maximum(best_hi, run_hi), np.minimum(best_lo, run_lo)
+        hi[..., k], lo[..., k] = best_hi, best_lo
+    return hi, lo
 
 
 def _back(r: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
