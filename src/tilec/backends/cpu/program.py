@@ -16,6 +16,7 @@ from ...ir.argspec import ArgSpec
 from ...ir.ops import FuncOp
 from ...ir.types import ScalarType
 from ..artifacts import AssertInfo
+from ..llvm import machine
 from ..llvm import types as T
 from . import aliasing, int_ranges
 from .lower import Lowering
@@ -62,6 +63,11 @@ def build_module(
         programs.append((grid, program))
     symbol = entry_symbol(func.sym_name)
     _build_entry(module, programs, symbol)
+    attributes = machine.vector_width_attributes(features)
+    for fn in module.functions:
+        if not fn.is_declaration:  # the programs are inlined: their caller needs them too
+            for attr in attributes:
+                set.add(fn.attributes, attr)  # llvmlite's set takes only names it knows
     return module, symbol, asserts
 
 
