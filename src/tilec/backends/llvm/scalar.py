@@ -180,6 +180,10 @@ def int_to_float(b: ir.IRBuilder, x: ir.Value, signed: bool, dst: ScalarType) ->
     (exact for every integer fp16 can hold, so one rounding), fp64 for fp64 and bf16 (exact up
     to 32-bit integers; rounding fp64 → bf16 goes through :func:`f64_to_f32_odd`)."""
     wide = T.f64 if dst.name in ("fp64", "bf16") else T.f32
+    if x.type.width == 1:  # a select of the two constants: NVPTX's selp + cvt.rn.f32.u32 for
+        # uitofp i1 whose bits are then or-ed into an integer read 0 on an H200 (ptxas)
+        one = -1.0 if signed else 1.0
+        return b.select(x, ir.Constant(wide, one), ir.Constant(wide, 0.0))
     if signed:
         return b.sitofp(x, wide)
     if x.type.width < 64:
