@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -54,12 +55,67 @@ def assembles(kernel, arch: str = "sm_80"):  # type: ignore[no-untyped-def]
 
 
 def test_unpipelined_k_loop_converts_no_mask() -> None:
-    """The K masks (``rk[None, :] < K - k*BK``) are recomputed in each load's layout, not moved
-    there through shared memory: the only barriers are the two around the operand staging."""
+    """num_stages=1 (the fallback: operands staged from registers, no cp.async). The K masks
+    (``rk[None, :] < K - k*BK``) are recomputed in each load's layout, not moved there through
+    shared memory: the only barriers are the two around the operand staging."""
     c = k_loop_counts(compile_matmul((128, 128, 32), 8, 1))
     wm, wn = warp_grid(128, 128, 8)
     assert c["mma.sync"] == (128 // (16 * wm)) * (128 // (8 * wn)) * (32 // 16)
     assert c["bar.sync"] == 2
     assert c["ld.shared"] == 0  # operands come back through ldmatrix only
     assert c["global"] == 4  # A and B: two 16-byte vectors each per thread
-    assert c["local"] == 0
+    assert c["local"] == c["cp.async"] == 0
+
+
+# Triton's tutorial configuration (bench/gpu.py): 128x256x64 tiles, 8 warps, 3 stages
+BIG = ((128, 256, 64), 8, 3)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_pipelined_k_loop_matches_tritons(arch: str, dtype: str) -> None:
+    """Per iteration and warp, what Triton's mma.sync code issues: 128 mma m16n8k16 fed by 32
+    ldmatrix.x4 straight from the stage slots the cp.async copies fill (12 copies of 16 bytes
+    per thread), one wait and one barrier, no shared-memory round trip through registers."""
+    block, warps, stages = BIG
+    kernel = compile_matmul(block, warps, stages, arch, dtype)
+    c = k_loop_counts(kernel)
+    wm, wn = warp_grid(block[0], block[1], warps)
+    per_k16 = (block[0] // (16 * wm)) * (block[1] // (8 * wn))
+    assert c["mma.sync"] == per_k16 * block[2] // 16 == 128
+    # A: one x4 per m16 tile, B: one x4 per two n8 tiles, for each k16 step
+    assert c["ldmatrix"] == c["ldmatrix.x4"] == 32
+    assert c["cp.async"] == (block[0] + block[1]) * block[2] * 2 // 16 // (32 * warps) == 12
+    assert c["bar.sync"] == 1 and c["cp.async.wait_group"] == 1
+    assert c["cp.async.commit_group"] == 1
+    assert c["ld.shared"] == c["st.shared"] == c["global"] == c["local"] == 0
+    ptx = kernel.asm["ptx"]
+    assert set(re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx)) == {str(stages - 2)}
+    assert kernel.metadata.shared >= stages * (block[0] + block[1]) * block[2] * 2
+
+
+def test_pipelined_k_loop_order() -> None:
+    """Inside the loop: wait for this stage, one barrier, then the copies of a later stage and
+    the reads of this one; before the loop a barrier keeps the prologue's copies off scratch
+    that other warps may still read."""
+    block, warps, stages = BIG
+    ptx = compile_matmul(block, warps, stages).asm["ptx"]
+    assert isinstance(ptx, str)
+    body = [line for line in ptx_loops.k_loop(ptx) if line and not line.startswith("//")]
+    first = {
+        name: next(i for i, line in enumerate(body) if line.startswith(name))
+        for name in ("cp.async.wait_group", "bar.sync", "cp.async.cg", "ldmatrix", "mma.sync")
+    }
+    assert first["cp.async.wait_group"] < first["bar.sync"] < first["cp.async.cg"]
+    assert first["bar.sync"] < first["ldmatrix"] < first["mma.sync"]
+    lines = [line.strip() for line in ptx.splitlines()]
+    first_copy = next(i for i, line in enumerate(lines) if line.startswith("cp.async.cg"))
+    assert any(line.startswith("bar.sync") for line in lines[:first_copy])
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_pipelined_matmul_assembles_without_spills(arch: str) -> None:
+    block, warps, stages = BIG
+    got = assembles(compile_matmul(block, warps, stages, arch), arch)
+    assert got.cubin and got.n_spills == 0
+    assert got.n_regs <= 255

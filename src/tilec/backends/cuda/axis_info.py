@@ -231,9 +231,7 @@ def _binary(a: AxisAnalysis, op: Op) -> AxisInfo | None:
     return AxisInfo((1,) * len(const), (1,) * len(const), const)
 
 
-def _rem(
-    lhs: AxisInfo, rhs: AxisInfo, shape: tuple[int, ...], const: tuple[int, ...]
-) -> AxisInfo:
+def _rem(lhs: AxisInfo, rhs: AxisInfo, shape: tuple[int, ...], const: tuple[int, ...]) -> AxisInfo:
     """``x % n`` with ``n`` the same along a dimension and a multiple of ``d``: the result
     drops back only where ``x`` reaches a multiple of ``n``, hence of ``d``, so a run of
     consecutive ``x`` starting at a multiple of ``g`` stays consecutive in pieces of

@@ -50,12 +50,15 @@ def kernel_of(module: ModuleOp) -> FuncOp:
 
 def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Lowering]:
     """The kernel as LLVM IR text (unoptimized) and the lowering state (asserts, shared memory)."""
-    # pipelining stays opt-in until it passes its GPU tests (misaligned-address faults seen)
-    stages = options.num_stages if "cuda-pipelining" in config.get().experimental else None
-    module, lowering = _lower(func, arch, options, stages)
-    if lowering is None:  # the stage buffers left too little shared memory: no pipelining
-        module, lowering = _lower(func, arch, options, None)
-    assert lowering is not None
+    # loads feeding tensor-core dots are pipelined by default (copied into the dot's shared
+    # layout); pipelining other loads stays opt-in until it passes its GPU tests
+    # (misaligned-address faults were seen)
+    private = "cuda-pipelining" in config.get().experimental
+    module, lowering = _lower(func, arch, options, options.num_stages, private)
+    stages: int | None = options.num_stages
+    while lowering is None:  # the stage buffers left too little shared memory: fewer stages
+        stages = stages - 1 if stages is not None and stages > 2 else None
+        module, lowering = _lower(func, arch, options, stages, private)
     text = str(module)
     threads = options.num_warps * WARP_SIZE
     attrs = f' "nvvm.maxntid"="{threads}"'
@@ -76,11 +79,13 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
 
 
 def _lower(
-    func: FuncOp, arch: str, options: CompileOptions, num_stages: int | None
+    func: FuncOp, arch: str, options: CompileOptions, num_stages: int | None, private: bool
 ) -> tuple[ir.Module, Lowering | None]:
     module = ir.Module(name=func.sym_name)
     module.triple = codegen.TRIPLE
-    lowering = Lowering(module, func, options.num_warps, _arch_number(arch), RULES, num_stages)
+    lowering = Lowering(
+        module, func, options.num_warps, _arch_number(arch), RULES, num_stages, private
+    )
     try:
         lowering.run()
     except UnsupportedFeature:

@@ -23,6 +23,7 @@ from .axis_info import AxisAnalysis
 from .contiguous_pointers import rebase
 from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
+from .mma import SharedOperand
 from .mma_pins import mma_pins
 from .pipeline import LoopPipeline, plan
 from .tile import Key, Lowered, Rule, Tile
@@ -48,11 +49,15 @@ class Lowering:
         arch: int,
         rules: dict[type, Rule],
         num_stages: int | None = None,
+        private_stages: bool = False,
     ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
         self.rules = rules
         # the launch's num_stages for loops without their own (pipeline.py); None: no pipelining
         self.num_stages = num_stages
+        # whether loads other than tensor-core dot operands are pipelined too (pipeline.py)
+        self.private_stages = private_stages
+        self.max_shared = MAX_SHARED
         self.axis = AxisAnalysis(func)
         self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, num_warps, arch))
         register_budget.check(func, self.plan)
@@ -61,6 +66,9 @@ class Lowering:
         self.shared_bytes = 0
         self.reserved = 0
         self.pipelines: dict[Op, LoopPipeline] = {}  # set by run()
+        # dot operands a pipelined loop body reads from its stage buffers (SharedOperand)
+        self.shared_operands: dict[Value, SharedOperand] = {}
+        self.pipelined_depth = 0  # pipelined loops around the code being lowered
         self._smem: ir.GlobalVariable | None = None
         self._tid_cache: dict[DimMap, ir.Value] = {}
         self._strings = 0
@@ -208,12 +216,16 @@ class Lowering:
 
     # -- shared memory and conversions -------------------------------------------------------
     def smem(self, nbytes: int) -> ir.Value:
-        """The base of the scratch shared memory, which must hold at least ``nbytes``."""
+        """The base of the scratch shared memory, which must hold at least ``nbytes``. Inside
+        a pipelined loop the scratch lies above the stage buffers; elsewhere it may reuse
+        them (an epilogue's layout conversion): every scratch user starts with a barrier, the
+        loops drain their copies at exit and start with a barrier (pipeline_lowering.py)."""
         base = self.shared_base()
-        self.shared_bytes = max(self.shared_bytes, self.reserved + (nbytes + 15) // 16 * 16)
-        if not self.reserved:
+        start = self.reserved if self.pipelined_depth else 0
+        self.shared_bytes = max(self.shared_bytes, start + (nbytes + 15) // 16 * 16)
+        if not start:
             return base
-        return self.b.gep(base, [_c(self.reserved)], source_etype=I8)
+        return self.b.gep(base, [_c(start)], source_etype=I8)
 
     def shared_base(self) -> ir.Value:
         """The start of dynamic shared memory: ``reserved`` bytes for cp.async stage buffers

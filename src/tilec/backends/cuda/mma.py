@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from llvmlite import ir
+
 from ...ir import ops as O
 from ...ir.types import ScalarType, TileType, element_of
 from .layout import TRIVIAL, Blocked, DimMap
@@ -90,6 +92,46 @@ def acc_layout(batched: bool, wm: int, wn: int) -> Blocked:
     if batched:
         return Blocked((TRIVIAL, rows, cols), (2, 1, 0))
     return Blocked((rows, cols), (1, 0))
+
+
+@dataclass(frozen=True)
+class Staged:
+    """One operand in shared memory: ``rows`` x ``row_bytes`` per batch entry, its 16-byte
+    chunks swizzled (``swizzled_offset``), at ``offset`` bytes from a base."""
+
+    offset: int
+    kmajor: bool  # K is the contiguous axis (else M for A, N for B: ldmatrix .trans)
+    row_axis: int  # logical axis (of the operand tile) along smem rows
+    col_axis: int  # logical axis contiguous in smem
+    rows: int
+    row_bytes: int
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.row_bytes
+
+
+def staging(
+    shape: tuple[int, ...], contiguous: int, is_a: bool, kind: MmaKind, offset: int
+) -> Staged:
+    """Where operand A (``is_a``) or B of ``shape`` goes in shared memory. 16-bit operands keep
+    the axis that is ``contiguous`` in registers (ldmatrix ``.trans`` reads the other way
+    round); 8- and 32-bit fragments only come K-contiguous."""
+    rank = len(shape)
+    k_axis = rank - 1 if is_a else rank - 2
+    other = rank - 2 if is_a else rank - 1
+    kmajor = kind.elem_bytes != 2 or contiguous == k_axis
+    col, row = (k_axis, other) if kmajor else (other, k_axis)
+    return Staged(offset, kmajor, row, col, shape[row], shape[col] * kind.elem_bytes)
+
+
+@dataclass(frozen=True)
+class SharedOperand:
+    """A dot operand a pipelined loop copied into shared memory in ``staged``'s layout, at
+    ``base`` (this iteration's stage slot): the dot reads it with ldmatrix as it is."""
+
+    staged: Staged
+    base: ir.Value
 
 
 def warp_grid(m: int, n: int, num_warps: int) -> tuple[int, int]:

@@ -3,41 +3,57 @@
 A ``for`` loop with S = ``num_stages`` >= 2 (``tl.range(..., num_stages=S)``; a loop without
 its own takes the launch's ``num_stages`` for loads that feed a ``tl.dot``, as Triton does) on
 sm_80+ keeps the loads of iterations k+1 .. k+S-1 in flight while iteration k computes. A load
-is pipelined when it sits directly in the loop body, loads a tile of 1- to 8-byte numbers with the default,
-``.ca`` or ``.cg`` cache policy, moves 4, 8 or 16 bytes per vector access, and its pointer and
-mask are pure functions of the induction variable, loop invariants and loop-carried values that
-advance by an invariant step (``p += inc``): then they can be computed ahead for iteration k+d.
-No store or atomic in the loop may write through the pointer argument it reads (a copy issued
-ahead would read memory before an earlier iteration's store); pipeline_lowering.py emits it all.
+is pipelined when it sits directly in the loop body, loads a tile of 1- to 8-byte numbers with
+the default, ``.ca`` or ``.cg`` cache policy, moves 4, 8 or 16 bytes per vector access, and its
+pointer and mask are pure functions of the induction variable, loop invariants and loop-carried
+values that advance by an invariant step (``p += inc``): then they can be computed ahead for
+iteration k+d. No store or atomic in the loop may write through the pointer argument it reads
+(a copy issued ahead would read memory before an earlier iteration's store). Two kinds of slot:
+- a tensor-core dot operand (pipeline_operands.py) is copied into its slot in the dot's swizzled
+  layout, and the dot reads it from there with ldmatrix: every thread reads what others copied;
+- any other load (only with ``Lowering.private_stages``) goes to thread-private chunks that
+  the load op reads back into registers.
+pipeline_lowering.py emits it all.
 
 Schedule (slots are S buffers per load, iteration k uses slot k mod S):
-  prologue       for d in 0..S-2: copy iteration d into slot d; commit a group
-  top of body k  copy iteration k+S-1 into slot (k+S-1) mod S; commit; wait_group(S-1)
-  the load op    read slot k mod S; masked-off lanes take ``other`` (select with the mask of k)
+  prologue       bar.sync; for d in 0..S-2: copy iteration d into slot d; commit a group
+  top of body k  private slots only: copy iteration k+S-1 into slot (k+S-1) mod S; commit;
+                 wait_group(S-1)
+                 with dot operands: wait_group(S-2); bar.sync; copy iteration k+S-1 into slot
+                 (k+S-1) mod S; commit
+  the load op    private: read slot k mod S, masked-off lanes take ``other`` (select with the
+                 mask of k); operand: nothing, the dot reads slot k mod S
   after the loop wait_all
 Copies for iterations past the end are issued with source size 0 (they read nothing and write
 zeros) so that every thread commits exactly one group per iteration.
 
-Invariants that make this correct without any bar.sync:
-- Each thread copies into, and later reads, only its own 4/8/16-byte chunks (chunk address =
-  slot, vector group and thread id): the buffers are thread-private, so the only ordering needed
-  is within one thread. ``cp.async.wait_group N`` makes every copy of the thread's groups older
-  than its N most recent complete and visible to the thread; at the top of iteration k the
-  thread has committed S-1 prologue groups plus k+1 body groups, so wait_group(S-1) completes
-  groups 0..k, and group k holds iteration k's data. Groups committed by other code in between
-  only make the wait stricter, never looser.
-- The slot written at the top of iteration k ((k-1) mod S) was last read by this thread in
-  iteration k-1, earlier in program order; ptxas orders a thread's cp.async after its earlier
-  shared loads of the same address.
+Invariants that make this correct:
+- ``cp.async.wait_group N`` makes every copy of the thread's groups older than its N most recent
+  complete and visible to the thread. Group g holds iteration g (S-1 prologue groups, then one
+  per iteration). At the top of iteration k the private schedule has committed S-1+k+1 groups,
+  so wait_group(S-1) completes groups 0..k; the operand schedule waits before committing
+  (S-1+k groups), so wait_group(S-2) completes the same 0..k. Groups committed by other code in
+  between only make the wait stricter, never looser.
+- Private slots: each thread copies into, and later reads, only its own chunks (chunk address =
+  slot, vector group and thread id), so no barrier is needed. The slot written at the top of
+  iteration k ((k-1) mod S) was last read by this thread in iteration k-1, earlier in program
+  order; ptxas orders a thread's cp.async after its earlier shared loads of the same address.
+- Operand slots: the bar.sync after the wait makes every thread's copies of iteration k visible
+  to all (RAW), and every warp has finished iteration k-1, whose reads of slot (k-1) mod S are
+  the last before the copies issued after the barrier overwrite it (WAR). One barrier per
+  iteration, as in Triton.
 - Pending zero-fill copies of iterations past the end are drained by wait_all at the loop exit,
   so a re-entered loop (an outer loop around it) never sees a stale copy land on a new one.
-- The buffers occupy the start of dynamic shared memory, below the layout-conversion scratch
-  (Lowering.reserved), so conversions and reductions inside the loop never touch them.
+- The buffers occupy the start of dynamic shared memory. Layout conversions, reductions and the
+  dot's own staging inside the loop use scratch above them (Lowering.reserved); outside
+  pipelined loops the scratch may reuse them: every scratch user starts with a barrier, which
+  follows the wait_all at the loop exit, and the barrier before the prologue keeps the copies
+  from overwriting scratch that another warp still reads.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ...ir import ops as O
@@ -45,6 +61,8 @@ from ...ir.core import Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from . import cp_async
 from .layout import WARP_SIZE
+from .mma import Staged
+from .pipeline_operands import budget, operand_layout
 from .rules_memory import _groups as vector_groups
 from .rules_memory import vector_width
 
@@ -70,6 +88,7 @@ class StagedLoad:
     groups: int  # copies per thread per stage
     offset: int  # byte offset of slot 0 in shared memory
     stage_bytes: int  # bytes of one slot (all threads)
+    operand: Staged | None = None  # a dot operand: the slot holds it in the dot's layout
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +99,12 @@ class LoopPipeline:
     invariant_ops: tuple[Op, ...]  # body ops the copies need that do not change per iteration
     variant_ops: tuple[Op, ...]  # body ops the copies need, in body order, computed for k+d
     steps: tuple[tuple[Value, Value], ...]  # (loop-carried arg, its invariant increment)
+
+    @property
+    def synchronized(self) -> bool:
+        """Whether other threads than the copying one read some slots (dot operands): then
+        each iteration waits for its own copies and one barrier publishes the stage."""
+        return any(s.operand is not None for s in self.loads)
 
 
 def plan(L: Lowering, func: O.FuncOp) -> dict[Op, LoopPipeline]:
@@ -110,22 +135,22 @@ def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
         if not isinstance(op, O.LoadOp) or _may_see_stores(op, written):
             continue
         if explicit or _feeds_dot(loop, op):
-            shape = _eligible(L, loop, op, steps)
-            if shape is not None:
-                candidates.append(shape)
+            got = _eligible(L, loop, op, steps)
+            if got is not None:
+                candidates.append(got)
     if not candidates:
         return None
-    per_stage = sum(bytes_ for _, _, _, bytes_ in candidates)
-    while stages >= 2 and start + stages * per_stage > BUDGET:
+    per_stage = sum(c.stage_bytes for c in candidates)
+    operands = any(c.operand is not None for c in candidates)
+    limit = min(budget(L.arch), L.max_shared) if operands else BUDGET
+    while stages >= 2 and start + stages * per_stage > limit:
         stages -= 1
     if stages < 2:
         return None
     loads, offset = [], start
-    for op, vw, nbytes, stage_bytes in candidates:
-        loads.append(
-            StagedLoad(op, vw, nbytes, stage_bytes // (nbytes * threads(L)), offset, stage_bytes)
-        )
-        offset += stages * stage_bytes
+    for c in candidates:
+        loads.append(replace(c, offset=offset))
+        offset += stages * c.stage_bytes
     needed = _deps(loop, [v for s in loads for v in _roots(s.op)] + [i for _, i in steps])
     assert needed is not None
     ops, _ = needed
@@ -225,8 +250,9 @@ def _roots(op: O.LoadOp) -> list[Value]:
 
 def _eligible(
     L: Lowering, loop: O.ForOp, op: O.LoadOp, steps: list[tuple[Value, Value]]
-) -> tuple[O.LoadOp, int, int, int] | None:
-    """(op, vector width, bytes per copy, bytes per slot) when ``op`` can be pipelined."""
+) -> StagedLoad | None:
+    """How ``op`` is copied ahead (its slot offset still 0), or None when it cannot be: dot
+    operands always, other loads where ``L.private_stages`` allows thread-private slots."""
     if not isinstance(op.result.type, TileType) or op.volatile or op.cache not in _CACHES:
         return None
     pointee = element_of(op.ptr.type)
@@ -247,7 +273,12 @@ def _eligible(
     if nbytes not in cp_async.SIZES:
         return None
     count = len(vector_groups(L, layout, shape, vw))
-    return op, vw, nbytes, count * nbytes * threads(L)
+    operand = operand_layout(L, loop, op, nbytes)
+    if operand is not None:
+        return StagedLoad(op, vw, nbytes, count, 0, (operand.nbytes + 127) // 128 * 128, operand)
+    if not L.private_stages:
+        return None
+    return StagedLoad(op, vw, nbytes, count, 0, count * nbytes * threads(L))
 
 
 def _deps(loop: O.ForOp, roots: list[Value]) -> tuple[list[Op], set[Value]] | None:

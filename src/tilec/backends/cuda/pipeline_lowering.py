@@ -1,8 +1,10 @@
-"""Emitting a pipelined loop's copies, waits and stage-buffer reads (pipeline.py plans them and
-states the schedule and the invariants that make it correct without bar.sync).
+"""Emitting a pipelined loop's copies, waits, barriers and stage-buffer reads (pipeline.py plans
+them and states the schedules and the invariants that make them correct).
 
-Each load's stage buffers: ``stages`` slots of ``groups`` vector groups, each group one chunk of
-``nbytes`` per thread, consecutive threads in consecutive chunks (conflict-free for a warp).
+Each load's stage buffers are ``stages`` slots. A private slot holds ``groups`` vector groups,
+each one chunk of ``nbytes`` per thread, consecutive threads in consecutive chunks
+(conflict-free for a warp). A dot operand's slot holds the operand tile in the dot's swizzled
+layout (mma.staging): each thread copies its vectors to where the dot's ldmatrix reads them.
 """
 
 from __future__ import annotations
@@ -13,26 +15,43 @@ from ...ir.core import Value
 from ...ir.types import PointerType, TileType, element_of
 from . import cp_async
 from .lowering import Lowered, Lowering, Tile
+from .mma import SharedOperand, swizzled_offset
+from .mma_expr import Expr
 from .pipeline import LoopPipeline, StagedLoad, threads
 from .rules_memory import _groups as vector_groups
+from .tile import Key
 from .types import I8, I32, I64, memory_type
 
 
 def prologue(
-    L: Lowering, p: LoopPipeline, lb: ir.Value, ub: ir.Value, step: ir.Value,
-    inits: list[Lowered], signed: bool,
+    L: Lowering,
+    p: LoopPipeline,
+    lb: ir.Value,
+    ub: ir.Value,
+    step: ir.Value,
+    inits: list[Lowered],
+    signed: bool,
 ) -> None:
-    """Start the copies of iterations 0 .. S-2 (into slots 0 .. S-2), one group each."""
+    """Start the copies of iterations 0 .. S-2 (into slots 0 .. S-2), one group each, after a
+    barrier: the slots may overlap scratch that another warp still reads (Lowering.smem)."""
+    L.barrier()
     base = dict(zip(p.loop.body.args[1:], inits))
     for d in range(p.stages - 1):
         issue(L, p, lb, step, ub, signed, base, d, ir.Constant(I32, d))
 
 
 def top_of_body(
-    L: Lowering, p: LoopPipeline, iv: ir.Value, ub: ir.Value, step: ir.Value, signed: bool,
-    carried: list[Lowered], slot: ir.Value,
+    L: Lowering,
+    p: LoopPipeline,
+    iv: ir.Value,
+    ub: ir.Value,
+    step: ir.Value,
+    signed: bool,
+    carried: list[Lowered],
+    slot: ir.Value,
 ) -> None:
-    """Start iteration k+S-1's copies, then wait until iteration k's have landed."""
+    """Start iteration k+S-1's copies and wait until iteration k's have landed: in that order
+    for private slots; with dot operands wait, publish the stage with a barrier, then copy."""
     s = p.stages
     ahead = L.b.select(
         L.b.icmp_unsigned("==", slot, ir.Constant(I32, 0)),
@@ -40,8 +59,12 @@ def top_of_body(
         L.b.sub(slot, ir.Constant(I32, 1)),
     )  # (k + S - 1) mod S
     base = dict(zip(p.loop.body.args[1:], carried))
+    if p.synchronized:
+        cp_async.wait_group(L.b, s - 2)
+        L.barrier()
     issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
-    cp_async.wait_group(L.b, s - 1)
+    if not p.synchronized:
+        cp_async.wait_group(L.b, s - 1)
 
 
 def next_slot(b: ir.IRBuilder, p: LoopPipeline, slot: ir.Value) -> ir.Value:
@@ -51,8 +74,15 @@ def next_slot(b: ir.IRBuilder, p: LoopPipeline, slot: ir.Value) -> ir.Value:
 
 
 def issue(
-    L: Lowering, p: LoopPipeline, iv: ir.Value, step: ir.Value, ub: ir.Value, signed: bool,
-    carried: dict[Value, Lowered], distance: int, slot: ir.Value,
+    L: Lowering,
+    p: LoopPipeline,
+    iv: ir.Value,
+    step: ir.Value,
+    ub: ir.Value,
+    signed: bool,
+    carried: dict[Value, Lowered],
+    distance: int,
+    slot: ir.Value,
 ) -> None:
     """Copy iteration (iv's iteration + distance) into ``slot`` of every staged load and commit
     one group. The body ops computing addresses and masks are lowered for that iteration into a
@@ -115,10 +145,14 @@ def _advance(L: Lowering, arg: Value, base: Lowered, inc: Value, distance: int) 
         return b.add(x, b.mul(s, ir.Constant(s.type, distance)))
 
     if isinstance(base, Tile):
-        return Tile(base.layout, base.shape, {
-            k: one(r, step.regs[k] if isinstance(step, Tile) else step)
-            for k, r in base.regs.items()
-        })
+        return Tile(
+            base.layout,
+            base.shape,
+            {
+                k: one(r, step.regs[k] if isinstance(step, Tile) else step)
+                for k, r in base.regs.items()
+            },
+        )
     assert not isinstance(step, Tile)
     return one(base, step)
 
@@ -133,24 +167,57 @@ def _chunk(L: Lowering, staged: StagedLoad, slot: ir.Value, group: int) -> ir.Va
     return b.gep(L.shared_base(), [where], source_etype=I8)
 
 
+def slot_base(L: Lowering, staged: StagedLoad, slot: ir.Value) -> ir.Value:
+    """The start of ``slot`` of a dot operand's stage buffers."""
+    b = L.b
+    where = b.add(
+        b.mul(slot, ir.Constant(I32, staged.stage_bytes)), ir.Constant(I32, staged.offset)
+    )
+    return b.gep(L.shared_base(), [where], source_etype=I8)
+
+
+def _operand_chunk(L: Lowering, staged: StagedLoad, base: ir.Value, key: Key) -> ir.Value:
+    """Where the vector whose first register is ``key`` goes in a dot operand's slot at
+    ``base``: the element's (row, column) in the dot's swizzled layout. The offset depends on
+    the thread only (LLVM hoists it out of the loop)."""
+    op, s = staged.op, staged.operand
+    assert s is not None and isinstance(op.result.type, TileType)
+    layout, shape = L.want(op.result), op.result.type.shape
+    coords = L.coord(layout, shape, key)
+    row, col = Expr(L.b, coords[s.row_axis]), Expr(L.b, coords[s.col_axis])
+    elem_bytes = staged.nbytes // staged.vw
+    off = swizzled_offset(row, col * elem_bytes, s.row_bytes)
+    return L.b.gep(base, [Expr.of(L.b, off).v], source_etype=I8)
+
+
 def _copy(L: Lowering, p: LoopPipeline, staged: StagedLoad, slot: ir.Value, live: ir.Value) -> None:
     op = staged.op
     assert isinstance(op.result.type, TileType)
     layout, shape = L.want(op.result), op.result.type.shape
     ptrs = L.pointers(op.ptr, layout)
     mask = L.value(op.mask, layout) if op.mask is not None else None
+    base = slot_base(L, staged, slot) if staged.operand is not None else None
     for g, group in enumerate(vector_groups(L, layout, shape, staged.vw)):
         pred = live
         if mask is not None:
             m = mask.regs[group[0]] if isinstance(mask, Tile) else mask
             pred = L.b.and_(pred, m)
-        cp_async.copy(L.b, _chunk(L, staged, slot, g), ptrs.regs[group[0]], staged.nbytes, pred)
+        dst = (
+            _chunk(L, staged, slot, g)
+            if base is None
+            else _operand_chunk(L, staged, base, group[0])
+        )
+        cp_async.copy(L.b, dst, ptrs.regs[group[0]], staged.nbytes, pred)
 
 
 def read(L: Lowering, staged: StagedLoad, slot: ir.Value) -> None:
-    """Lower ``staged.op`` as a read of this iteration's slot; masked-off lanes take ``other``."""
+    """Lower ``staged.op`` as a read of this iteration's slot; masked-off lanes take ``other``.
+    A dot operand stays in its slot, where the dot finds it (Lowering.shared_operands)."""
     op = staged.op
     b = L.b
+    if staged.operand is not None:
+        L.shared_operands[op.result] = SharedOperand(staged.operand, slot_base(L, staged, slot))
+        return
     assert isinstance(op.result.type, TileType)
     elem = element_of(op.result.type)
     mem_ty = memory_type(elem)  # type: ignore[arg-type]

@@ -76,6 +76,7 @@ def _for(L: Lowering, op: Op) -> None:
     signed = isinstance(elem, ScalarType) and elem.kind is not Kind.UINT
     pipe = L.pipelines.get(op)
     if pipe is not None:
+        L.pipelined_depth += 1  # scratch from here to the exit stays clear of the stage slots
         pipeline_lowering.prologue(L, pipe, lb, ub, step, inits, signed)
     b = L.b
     header = b.append_basic_block("for.header")
@@ -116,6 +117,7 @@ def _for(L: Lowering, op: Op) -> None:
     b.position_at_end(exit_)
     if pipe is not None:
         cp_async.wait_all(b)  # drain the copies issued for iterations past the end
+        L.pipelined_depth -= 1
     for r, x in zip(op.results, carried):
         L.set(r, x)
 

@@ -9,44 +9,26 @@ instructions are inline PTX (ptxas validates them; LLVM cannot abort on them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from llvmlite import ir
 
 from ...ir import ops as O
+from ...ir.core import Value
 from ...ir.types import TileType
 from . import intrinsics as intr
 from .lowering import Lowering, Tile
-from .mma import AccKind, MmaKind, MmaPlan, a_lane_address, acc_key, b_lane_address, swizzled_offset
+from .mma import (
+    AccKind,
+    MmaKind,
+    MmaPlan,
+    Staged,
+    a_lane_address,
+    acc_key,
+    b_lane_address,
+    staging,
+    swizzled_offset,
+)  # fmt: skip
 from .mma_expr import Expr
 from .types import F16, F32, I8, I32
-
-
-@dataclass(frozen=True)
-class Staged:
-    """One operand in shared memory: ``rows`` x ``row_bytes`` per batch entry, swizzled."""
-
-    offset: int  # bytes from the scratch base
-    kmajor: bool  # K is the contiguous axis (else M for A, N for B: ldmatrix .trans)
-    row_axis: int  # logical axis (of the operand tile) along smem rows
-    col_axis: int  # logical axis contiguous in smem
-    rows: int
-    row_bytes: int
-
-    @property
-    def nbytes(self) -> int:
-        return self.rows * self.row_bytes
-
-
-def _staging(t: Tile, is_a: bool, kind: MmaKind, offset: int) -> Staged:
-    rank = len(t.shape)
-    k_axis = rank - 1 if is_a else rank - 2
-    other = rank - 2 if is_a else rank - 1
-    # 16-bit operands may be stored either way round (ldmatrix .trans reads the other);
-    # 8- and 32-bit fragments only come K-contiguous
-    kmajor = kind.elem_bytes != 2 or t.layout.order[0] == k_axis
-    col, row = (k_axis, other) if kmajor else (other, k_axis)
-    return Staged(offset, kmajor, row, col, t.shape[row], t.shape[col] * kind.elem_bytes)
 
 
 def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> None:
@@ -149,19 +131,37 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     assert isinstance(acc_v.type, TileType)
     layout = plan.layout()
     acc = L.tile(acc_v, layout)
-    a, bt = L.tile(a_v), L.tile(b_v)
-    kind = plan.kind
-    sa = _staging(a, True, kind, 0)
-    # B starts on a 128-byte line, like A, so its swizzle spreads ldmatrix rows over all banks
-    a_bytes = (sa.nbytes * max(plan.batch, 1) + 127) // 128 * 128
-    sb = _staging(bt, False, kind, a_bytes)
-    base = L.smem(a_bytes + sb.nbytes * max(plan.batch, 1))
-    L.barrier()
-    _store(L, a, sa, base, kind.elem_bytes)
-    _store(L, bt, sb, base, kind.elem_bytes)
-    L.barrier()
-    regs = _accumulate(L, plan, _Fragments(L, plan, sa, base), _Fragments(L, plan, sb, base), acc)
-    L.set(op.result, Tile(layout, acc.shape, regs))
+    (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
+    fa, fb = _Fragments(L, plan, sa, base_a), _Fragments(L, plan, sb, base_b)
+    L.set(op.result, Tile(layout, acc.shape, _accumulate(L, plan, fa, fb, acc)))
+
+
+def _in_shared(
+    L: Lowering, plan: MmaPlan, operands: tuple[Value, Value]
+) -> list[tuple[Staged, ir.Value]]:
+    """Where A and B are in shared memory (layout, base). Operands a pipelined loop copied
+    there (pipeline.py) are read in place: the loop's barrier after each stage lands orders
+    those copies before the reads. The others are written to the scratch between barriers."""
+    direct = [L.shared_operands.get(v) for v in operands]
+    out = [(d.staged, d.base) if d is not None else None for d in direct]
+    todo = [(i, L.tile(v)) for i, (v, d) in enumerate(zip(operands, direct)) if d is None]
+    if todo:
+        kind, batches = plan.kind, max(plan.batch, 1)
+        offset, placed = 0, []
+        for i, t in todo:
+            # each operand starts on a 128-byte line, so its swizzle spreads ldmatrix rows
+            # over all banks
+            s = staging(t.shape, t.layout.order[0], i == 0, kind, offset)
+            offset = (offset + s.nbytes * batches + 127) // 128 * 128
+            placed.append((i, t, s))
+        base = L.smem(offset)
+        L.barrier()
+        for i, t, s in placed:
+            _store(L, t, s, base, kind.elem_bytes)
+            out[i] = (s, base)
+        L.barrier()
+    assert out[0] is not None and out[1] is not None
+    return [out[0], out[1]]
 
 
 def _accumulate(L: Lowering, plan: MmaPlan, fa: _Fragments, fb: _Fragments, acc: Tile) -> dict:
