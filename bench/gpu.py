@@ -251,6 +251,9 @@ def _table(rows: list[Row], compile_ms: dict[str, Any], mode: dict[str, str]) ->
         print(
             f"{r.name:34s} {r.unit:8s} {t:9.1f} {tt:9.1f} {th:9.1f} {t / tt:9.3f} {t / th:8.3f}  {ok} {r.notes.get('error', '')}"
         )
+        others = [k for k in r.ms if k not in ("tilec", "triton", "torch")]
+        if others:  # other tilec configurations of the same problem
+            print("    " + ", ".join(f"{k} {r.rate(k):.1f} ({r.rate(k) / tt:.3f})" for k in others))
 
     def fmt(key: str) -> str:
         return ", ".join(f"{v:.1f}" for v in compile_ms[key])
