@@ -10,24 +10,37 @@ _LABEL = re.compile(r"^(\$L__BB\d+_\d+):")
 _BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$L__BB\d+_\d+);")
 
 
-def loops(ptx: str) -> list[list[str]]:
-    """Every loop body: the lines from a label to a later branch back to it."""
+def _spans(ptx: str) -> tuple[list[str], list[tuple[int, int]]]:
     lines = [line.strip() for line in ptx.splitlines()]
     where: dict[str, int] = {}
-    out = []
+    spans = []
     for i, line in enumerate(lines):
         label = _LABEL.match(line)
         if label:
             where[label.group(1)] = i
         branch = _BRANCH.search(line)
         if branch and branch.group(1) in where:
-            out.append(lines[where[branch.group(1)] : i + 1])
-    return out
+            spans.append((where[branch.group(1)], i))
+    return lines, spans
+
+
+def loops(ptx: str) -> list[list[str]]:
+    """Every loop body: the lines from a label to a later branch back to it."""
+    lines, spans = _spans(ptx)
+    return [lines[a : b + 1] for a, b in spans]
 
 
 def k_loop(ptx: str) -> list[str]:
-    """The loop with the most mma.sync instructions (a matmul's K loop)."""
-    return max(loops(ptx), key=lambda body: sum("mma.sync" in line for line in body))
+    """The innermost loop with the most mma.sync instructions (a matmul's K loop)."""
+    lines, spans = _spans(ptx)
+    inner = [
+        (a, b)
+        for a, b in spans
+        if not any(a <= c and d <= b and (c, d) != (a, b) for c, d in spans)
+    ]
+    bodies = [lines[a : b + 1] for a, b in inner]
+    # most mma first; of equals the shortest (a path of an outer loop can look like a loop)
+    return max(bodies, key=lambda body: (sum("mma.sync" in line for line in body), -len(body)))
 
 
 def counts(body: list[str]) -> Counter[str]:

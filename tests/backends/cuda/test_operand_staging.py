@@ -7,10 +7,12 @@ where ``swizzled_offset`` puts it, which is where the ldmatrix reads of test_mma
 from __future__ import annotations
 
 import itertools
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
+import operand_kernels as K
 import pytest
 import simt_model
 from test_mma_layout import stage
@@ -171,3 +173,68 @@ def test_a_nonzero_other_keeps_the_register_path(other: float) -> None:
 def test_one_stage_means_no_pipeline() -> None:
     _, pipe = _pipeline("fp16", (64, 64, 32), 4, stages=1)
     assert pipe is None
+
+
+def _compiled(fn, sig, warps: int, stages: int = 3, arch: str = "sm_80"):  # type: ignore[no-untyped-def]
+    from tilec.backends.cuda.compiler import CudaCompiler
+    from tilec.backends.target import Target
+
+    options = CompileOptions(num_warps=warps, num_stages=stages)
+    kernel = CudaCompiler(assembler="none").compile(
+        build(fn.fn, *sig), Target("cuda", arch), options
+    )
+    ptx = kernel.asm["ptx"]
+    assert isinstance(ptx, str)
+    return kernel, ptx
+
+
+OFFLINE = {
+    # kernel, signature, warps, (cp.async.wait_group values, barriers in the K loop)
+    "strided_tf32": (
+        K.strided_k_loop,
+        ("*fp32", "*fp32", "*fp32", "i32:16", "i32:16", "i32:16", "i32:16", 1, 1, "i32:16",
+         64, 64, 64, 3),
+        4,
+        {"1"},
+    ),
+    "strided_int8": (
+        K.strided_k_loop,
+        ("*i8", "*i8", "*i32", "i32:16", "i32:16", "i32:16", "i32:16", 1, 1, "i32:16",
+         64, 64, 64, 2),
+        4,
+        {"0"},
+    ),
+    "two_dots": (K.two_dots, ("*fp16", "*fp16", "*fp16", "*fp32", "i32:16", 64, 128, 32), 4, {"1"}),
+    "persistent": (
+        K.persistent, ("*fp16", "*fp16", "*fp16", "i32:16", "i32:16", "i32:16", 128, 128, 32, 0),
+        8,
+        {"0", "1"},  # the tile loop's 2 stages and the K loop's 3
+    ),
+    "persistent_inner4": (
+        K.persistent, ("*fp16", "*fp16", "*fp16", "i32:16", "i32:16", "i32:16", 128, 128, 32, 1),
+        8,
+        {"0", "2"},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(OFFLINE))
+def test_operand_pipelines_compile_and_assemble(case: str) -> None:
+    """Dots whose operands come from their stage slots in the gpu tests' kernels: one wait and
+    one barrier per K-loop iteration, every copy 16 bytes, and ptxas accepts the result."""
+    import ptx_loops
+
+    from tilec.backends.cuda import assemble, toolchain
+
+    fn, sig, warps, waits = OFFLINE[case]
+    _, ptx = _compiled(fn, sig, warps)
+    assert set(re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx)) == waits
+    c = ptx_loops.counts(ptx_loops.k_loop(ptx))
+    assert c["bar.sync"] == c["cp.async.wait_group"] == c["cp.async.commit_group"] == 1
+    assert c["ld.shared"] == c["st.shared"] == c["global"] == 0
+    assert set(re.findall(r"cp\.async\.\w+\.shared\.global \[[^]]+\], \[[^]]+\], (\d+)", ptx)) == {
+        "16"
+    }
+    ptxas = toolchain.ptxas_path()
+    if ptxas:
+        assert assemble.with_ptxas(ptx, "sm_80", ptxas).cubin

@@ -69,6 +69,9 @@ class Lowering:
         # dot operands a pipelined loop body reads from its stage buffers (SharedOperand)
         self.shared_operands: dict[Value, SharedOperand] = {}
         self.pipelined_depth = 0  # pipelined loops around the code being lowered
+        # pipelined loop bodies' copies, held back until a dot directly in the body has
+        # issued its first instructions (pipeline_lowering.top_of_body), by body
+        self.held_copies: dict[Block, Callable[[], None]] = {}
         self._smem: ir.GlobalVariable | None = None
         self._tid_cache: dict[DimMap, ir.Value] = {}
         self._strings = 0
@@ -111,6 +114,14 @@ class Lowering:
                     f"the CUDA backend cannot lower '{op.name}' yet (#6)", op.loc
                 )
             rule(self, op)
+
+    def release_copies(self, block: Block | None) -> None:
+        """Emit here the copies held back for the pipelined loop whose body is ``block``, if
+        any. Only code directly in that body may (never a branch in it: every thread commits
+        one group per iteration)."""
+        held = self.held_copies.pop(block, None) if block is not None else None
+        if held is not None:
+            held()
 
     # -- values ------------------------------------------------------------------------------
     def scalar(self, v: Value) -> ir.Value:

@@ -51,7 +51,10 @@ def top_of_body(
     slot: ir.Value,
 ) -> None:
     """Start iteration k+S-1's copies and wait until iteration k's have landed: in that order
-    for private slots; with dot operands wait, publish the stage with a barrier, then copy."""
+    for private slots. With dot operands: wait, publish the stage with a barrier, and hold the
+    copies back until the body's first dot has issued its first k step (Lowering.
+    release_copies; the body's end releases them otherwise): the slot they fill is no longer
+    read by anyone, and the tensor cores need not wait for the copies' address arithmetic."""
     s = p.stages
     ahead = L.b.select(
         L.b.icmp_unsigned("==", slot, ir.Constant(I32, 0)),
@@ -59,12 +62,13 @@ def top_of_body(
         L.b.sub(slot, ir.Constant(I32, 1)),
     )  # (k + S - 1) mod S
     base = dict(zip(p.loop.body.args[1:], carried))
-    if p.synchronized:
-        cp_async.wait_group(L.b, s - 2)
-        L.barrier()
-    issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
     if not p.synchronized:
+        issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
         cp_async.wait_group(L.b, s - 1)
+        return
+    cp_async.wait_group(L.b, s - 2)
+    L.barrier()
+    L.held_copies[p.loop.body] = lambda: issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
 
 
 def next_slot(b: ir.IRBuilder, p: LoopPipeline, slot: ir.Value) -> ir.Value:
@@ -86,11 +90,14 @@ def issue(
 ) -> None:
     """Copy iteration (iv's iteration + distance) into ``slot`` of every staged load and commit
     one group. The body ops computing addresses and masks are lowered for that iteration into a
-    scratch environment that is discarded afterwards."""
+    scratch environment that is discarded afterwards (what the body lowered of them before,
+    when the copies come in its middle, is kept)."""
     b = L.b
     loop = p.loop
     env = L.env
-    saved = {v: env[v] for v in loop.body.args if v in env}
+    ops = (*p.invariant_ops, *p.variant_ops)
+    touched = [*loop.body.args, *(r for op in ops for r in op.results)]
+    saved = {v: env[v] for v in touched if v in env}
     for op in p.invariant_ops:
         L.rules[type(op)](L, op)
     env[loop.induction_var] = b.add(iv, b.mul(step, ir.Constant(iv.type, distance)))
@@ -105,10 +112,7 @@ def issue(
     for staged in p.loads:
         _copy(L, p, staged, slot, live)
     cp_async.commit_group(b)
-    for op in (*p.invariant_ops, *p.variant_ops):
-        for r in op.results:
-            env.pop(r, None)
-    for v in loop.body.args:
+    for v in touched:
         env.pop(v, None)
     env.update(saved)
 

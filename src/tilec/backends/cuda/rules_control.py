@@ -105,6 +105,7 @@ def _for(L: Lowering, op: Op) -> None:
         assert slot is not None
         pipeline_lowering.top_of_body(L, pipe, iv, ub, step, signed, carried, slot)
         _staged_body(L, op, pipe, slot)
+        L.release_copies(op.body)  # still held when no dot directly in the body took them
     term = op.body.terminator
     nexts = _as(L, term.operands if term is not None else [], carried)
     latch = b.block

@@ -133,7 +133,7 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     acc = L.tile(acc_v, layout)
     (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
     fa, fb = _Fragments(L, plan, sa, base_a), _Fragments(L, plan, sb, base_b)
-    L.set(op.result, Tile(layout, acc.shape, _accumulate(L, plan, fa, fb, acc)))
+    L.set(op.result, Tile(layout, acc.shape, _accumulate(L, op, plan, fa, fb, acc)))
 
 
 def _in_shared(
@@ -164,7 +164,9 @@ def _in_shared(
     return [out[0], out[1]]
 
 
-def _accumulate(L: Lowering, plan: MmaPlan, fa: _Fragments, fb: _Fragments, acc: Tile) -> dict:
+def _accumulate(
+    L: Lowering, op: O.DotOp, plan: MmaPlan, fa: _Fragments, fb: _Fragments, acc: Tile
+) -> dict:
     b = L.b
     regs = dict(acc.regs)
     for batch in range(max(plan.batch, 1)):
@@ -180,6 +182,9 @@ def _accumulate(L: Lowering, plan: MmaPlan, fa: _Fragments, fb: _Fragments, acc:
                 for nt in range(plan.n_tiles):
                     keys = [prefix + acc_key(mt, nt, i) for i in range(4)]
                     _issue(plan, b, a_frags[mt], b_frags[nt], keys, regs)
+            # the tensor cores have the first k step's work: now the loop's next copies
+            # (pipeline_lowering.top_of_body), so they do not delay the first ldmatrix
+            L.release_copies(op.parent)
     return regs
 
 
