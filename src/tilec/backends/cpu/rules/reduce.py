@@ -157,7 +157,7 @@ def _reduce(lw: Lowering, op: O.ReduceOp) -> None:
     tiles = [lw.tile(v, shape) for v in op.operands]
     bin_op = simple_combine(op)
     if bin_op is not None and op.axis == len(shape) - 1:
-        _reduce_inner(lw, op, tiles[0], bin_op)
+        _reduce_inner(lw, [(op, bin_op), *_siblings(lw, op)], tiles[0])
         return
     lanes = lw.vector_width
     if op.axis == len(shape) - 1 and shape[-1] % lanes == 0 and shape[-1] >= 2 * lanes:
@@ -195,28 +195,70 @@ def _lane_partials(lw: Lowering, op: O.ReduceOp, tiles: list[Tile], lanes: int) 
     return parts
 
 
-def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: Combine) -> None:
+def _float_minmax(elem: ScalarType, c: Combine) -> bool:
+    return elem.is_floating() and c.kind in (O.BinaryKind.MIN, O.BinaryKind.MAX)
+
+
+def _siblings(lw: Lowering, op: O.ReduceOp) -> list[tuple[O.ReduceOp, Combine]]:
+    """Later reductions of the same tile along the same axis with a simple combine (Inductor's
+    ``x.sum(-1) + x.amax(-1)``), reduced in the same pass over the tile as ``op``: they are pure
+    and their operand is already defined. One float min/max per pass at most (llvm/scalar.py:
+    LLVM 22's vectorizer miscompiles loops with several)."""
+    block = op.parent
+    if lw.probing or block is None:
+        return []
     elem = element_of(op.operands[0].type)
     assert isinstance(elem, ScalarType)
+    first = simple_combine(op)
+    minmax = first is not None and _float_minmax(elem, first)
+    found = []
+    for other in block.ops[block.ops.index(op) + 1 :]:
+        if not isinstance(other, O.ReduceOp) or other.operands != op.operands:
+            continue
+        combine = simple_combine(other)
+        if other.axis != op.axis or combine is None or other in lw.op_hooks:
+            continue
+        if _float_minmax(elem, combine):
+            if minmax:
+                continue
+            minmax = True
+        lw.op_hooks[other] = _already_reduced
+        found.append((other, combine))
+    return found
+
+
+def _already_reduced(lw: Lowering, op: Op) -> None:
+    """A reduction done in an earlier one's pass (:func:`_siblings`)."""
+
+
+def _reduce_inner(lw: Lowering, group: list[tuple[O.ReduceOp, Combine]], x: Tile) -> None:
+    """Each reduction of ``group`` (all of ``x``, along its innermost axis) in one accumulator,
+    all in one pass over ``x``."""
+    elem = element_of(group[0][0].operands[0].type)
+    assert isinstance(elem, ScalarType)
     acc_t = T.storage_type(elem)
-    acc = lw.slot(acc_t)
-    float_minmax = elem.is_floating() and bin_op.kind in (O.BinaryKind.MIN, O.BinaryKind.MAX)
-    start = identity(bin_op.kind, elem)
-    if float_minmax and not bin_op.propagate_nan:
-        start = math.nan  # minnum/maxnum skip it, and a row of NaNs stays NaN (as in Triton)
-    init = constant(elem, start)
-    out_shape = shape_of(op.result.type)
-    out = lw.buffer(elem, out_shape) if out_shape else None
+    accs = [lw.slot(acc_t) for _ in group]
+    inits = []
+    for _, combine in group:
+        start = identity(combine.kind, elem)
+        if _float_minmax(elem, combine) and not combine.propagate_nan:
+            start = math.nan  # minnum/maxnum skip it, and a row of NaNs stays NaN (as in Triton)
+        inits.append(constant(elem, start))
+    out_shape = shape_of(group[0][0].result.type)
+    outs = [lw.buffer(elem, out_shape) for _ in group] if out_shape else None
 
     def body(s: Scope, idx: Index) -> None:
-        cur = s.b.load(acc, typ=acc_t)
-        s.b.store(_fast_binary(s.b, bin_op, elem, cur, s.get(x, idx)), acc)
+        v = s.get(x, idx)
+        for acc, (_, combine) in zip(accs, group):
+            cur = s.b.load(acc, typ=acc_t)
+            s.b.store(_fast_binary(s.b, combine, elem, cur, v), acc)
 
     def begin(s: Scope, outer: Index) -> None:
-        s.b.store(init, acc)
+        for acc, init in zip(accs, inits):
+            s.b.store(init, acc)
 
     def end(s: Scope, outer: Index) -> None:
-        if out is not None:
+        for acc, out in zip(accs, outs or []):
             s.b.store(s.b.load(acc, typ=acc_t), out.element_ptr(s, outer))
 
     # LLVM 22 vectorizes float min/max reductions with a NaN-aware scheme that asserts on loops
@@ -228,9 +270,10 @@ def _reduce_inner(lw: Lowering, op: O.ReduceOp, x: Tile, bin_op: Combine) -> Non
         find_split([x]),
         row_begin=begin,
         row_end=end,
-        masked_partial_rows=float_minmax,
+        masked_partial_rows=any(_float_minmax(elem, c) for _, c in group),
     )
-    lw.define(op.result, out if out is not None else lw.b.load(acc, typ=acc_t))
+    for i, (op, _) in enumerate(group):
+        lw.define(op.result, outs[i] if outs is not None else lw.b.load(accs[i], typ=acc_t))
 
 
 def _reduce_generic(lw: Lowering, op: O.ReduceOp, tiles: list[Tile]) -> None:
