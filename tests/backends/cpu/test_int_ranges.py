@@ -161,3 +161,28 @@ def test_overflow_forgets_the_range() -> None:
     assert not int_ranges.facts(func).unsigned_divisions
     assert int_ranges.facts(func, 1 << 11).unsigned_divisions
     assert int_ranges.plan(func).small_grid == 1 << 11
+
+
+@pytest.mark.parametrize("pid", [3, (1 << 21) + 3, (1 << 30) + 3])
+def test_device_assert_in_either_program(pid: int) -> None:
+    """Both programs number their assert sites alike: a failure reports the same site and the
+    program that failed, on a small grid and on a large one."""
+
+    def body(b, px) -> None:
+        start = b.binary(O.BinaryKind.MUL, b.program_id(0), b.constant(BLOCK, T.int32))
+        offs = b.binary(O.BinaryKind.ADD, b.splat(start, (BLOCK,)), b.make_range(0, BLOCK))
+        col = b.binary(O.BinaryKind.REM, offs, b.constant(1000, T.TileType((BLOCK,), T.int32)))
+        b.assert_(b.compare(O.CompareKind.GE, b.program_id(0), b.constant(0, T.int32)), "ok")
+        limit = b.constant(999, T.TileType((BLOCK,), T.int32))
+        b.assert_(b.compare(O.CompareKind.LT, col, limit), "column 999")
+        b.store(b.addptr(b.splat(px, (BLOCK,)), b.make_range(0, BLOCK)), col)
+
+    k = Kernel(kernel([pointer_arg("x", T.int32)], body))
+    assert [a.message for a in k.compiled.metadata.asserts] == ["ok", "column 999"]
+    out = poisoned(BLOCK, np.int32)
+    status = np.zeros(4, dtype=np.int64)
+    args = np.array([out.ctypes.data], np.uint64)
+    k.fn(args.ctypes.data, pid + 1, 1, 1, pid, pid + 1, status.ctypes.data)
+    offs = (pid * BLOCK + np.arange(BLOCK) + (1 << 31)) % (1 << 32) - (1 << 31)
+    fails = (np.fmod(offs, 1000) >= 999).any()
+    assert list(status[:2]) == ([2, pid] if fails else [0, 0])
