@@ -9,6 +9,7 @@ machine hits both halves of a pair), their geomean and compile times; writes JSO
 bench/results/.
 
     python bench/inductor_cpu.py [--threads N] [--quick] [--reps N] [--clock cpu] [--graphs a,b]
+                                 [--kernels]
 """
 
 from __future__ import annotations
@@ -109,6 +110,35 @@ def _triton_launches(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) 
     return count[0]
 
 
+def _kernel_times(
+    graph: Any, fn: Callable[..., Any], args: tuple[Any, ...], reps: int, clock: Callable[[], float]
+) -> dict[str, float]:
+    """Seconds per graph call spent in each Triton kernel (tilec's here), by kernel name: where
+    the time of the triton column goes (launch overhead included)."""
+    from torch._inductor.runtime import triton_heuristics
+
+    autotuner = triton_heuristics.CachingAutotuner
+    original = autotuner.run
+    spent: dict[str, float] = {}
+
+    def timed(self: Any, *a: Any, **k: Any) -> Any:
+        start = clock()
+        try:
+            return original(self, *a, **k)
+        finally:
+            name = self.inductor_meta.get("kernel_name") or self.fn.__name__
+            spent[name] = spent.get(name, 0.0) + clock() - start
+
+    inputs = tuple(a.detach().requires_grad_(graph.backward) for a in args)
+    autotuner.run = timed  # type: ignore[method-assign]
+    try:
+        for _ in range(reps):
+            _call(graph, fn, inputs)
+    finally:
+        autotuner.run = original  # type: ignore[method-assign]
+    return {name: t / reps for name, t in sorted(spent.items(), key=lambda kv: -kv[1])}
+
+
 def _time(
     graph: Any, fns: dict[str, Any], args: tuple[Any, ...], reps: int, clock: Callable[[], float]
 ) -> dict[str, Any]:
@@ -135,6 +165,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small inputs, few repetitions")
     parser.add_argument("--reps", type=int, default=0, help="timed calls per backend")
     parser.add_argument("--graphs", default="", help="comma-separated subset")
+    parser.add_argument(
+        "--kernels",
+        action="store_true",
+        help="also print each tilec kernel's time per call (after the timing)",
+    )
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="cpu: the process's CPU time, steadier on a machine other work "
                              "shares (meaningful with --threads 1 only)")  # fmt: skip
@@ -178,6 +213,11 @@ def main() -> None:
         print(f"{name:<12} {tilec_s * 1e3:>10.3f} {cpp_s * 1e3:>10.3f} {tilec_s / cpp_s:>7.2f} "
               f"{f'{low:.2f}-{high:.2f}':>14} {compile_s['triton']:>16.2f} "
               f"{compile_s['cpp']:>14.2f} {errors['triton']:>10.1e}", flush=True)  # fmt: skip
+        if opts.kernels:
+            kernels = _kernel_times(graph, compiled["triton"], args, reps, clock)
+            rows[-1]["kernels_s"] = kernels
+            for kernel, seconds in kernels.items():
+                print(f"    {seconds * 1e3:>9.3f} ms  {kernel}")
     geomean = math.exp(statistics.fmean(math.log(r["ratio"]) for r in rows))
     print(
         f"geomean tilec/C++ time: {geomean:.2f} (threads={opts.threads}, {opts.clock} clock, "
