@@ -138,8 +138,32 @@ _ABS_AS_NEG = (
 )
 
 
+# ptxas (CUDA 13, sm_90a) stores the low byte of a 64-bit register that a float instruction
+# wrote (``selp.f64`` ...) as if converting the float, saturated (255 for a large double),
+# although PTX defines a store narrower than its register as keeping the low bits. NVPTX folds
+# ``trunc`` into such stores; an explicit integer ``cvt`` into a register of the store's width
+# first keeps the bits (tests/backends/cuda/test_gpu_narrow_store.py).
+_NARROW_STORE = re.compile(
+    r"^(\s*)(@!?%p\d+\s+)?(st(?:\.[a-z0-9]+)*\.b(8|16|32))(\s+)(\[[^\]]*\]), (%rd?\d+);$", re.M
+)
+
+
+def _narrow_store(m: re.Match[str]) -> str:
+    indent, pred, op, bits, space, addr, src = m.groups()
+    wide = 64 if src.startswith("%rd") else 32
+    if int(bits) >= wide:
+        return m.group(0)
+    narrow = 32 if bits == "32" else 16
+    tmp = "%r_st" if narrow == 32 else "%rs_st"
+    return (
+        f"{indent}{{\n{indent}.reg .b{narrow} {tmp};\n{indent}cvt.u{narrow}.u{wide} {tmp}, {src};"
+        f"\n{indent}{pred or ''}{op}{space}{addr}, {tmp};\n{indent}}}"
+    )
+
+
 def _ptxas_safe(ptx: str) -> str:
     ptx = _NEG_S16.sub(r"not.b16\1\2, \3;\n\tadd.s16\1\2, \2, 1;", ptx)
+    ptx = _NARROW_STORE.sub(_narrow_store, ptx)
     return _ABS_S16.sub(_ABS_AS_NEG, ptx)
 
 

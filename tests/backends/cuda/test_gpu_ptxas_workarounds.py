@@ -1,0 +1,98 @@
+"""On the GPU, kernels whose PTX ptxas compiled wrongly before tilec rewrote it
+(codegen._ptxas_safe; found by the CUDA-vs-CPU fuzzer):
+- a boolean converted to float and read back as bits, or-ed into an integer
+  (``(1 << s) | bits(float(True))`` read 1 instead of 0x3F800001 on an H200);
+- an int64 holding a double's bits stored through a uint8 pointer (the low byte), which
+  read as the double saturated to 255."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from cuda_harness import gpu_available
+
+import tilec
+import tilec.language as tl
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and torch"),
+]
+
+
+@tilec.jit
+def bool_bits_or_shift(x_ptr, out_ptr):
+    """The fuzz kernel as found (seed 101 #3086, shrunk): a bool that went through a layout
+    change (shared memory) becomes 1.0, whose bits are or-ed into an int64."""
+    x = tl.load(x_ptr + tl.program_id(0))
+    rows = tl.broadcast_to(tl.arange(0, 2)[:, None, None], (2, 2, 32))
+    flag = tl.reshape(rows == tl.broadcast_to(tl.arange(0, 2)[:, None, None], (2, 2, 32)), (128,))
+    shift = ((x.to(tl.uint16) & 1) < 1).to(tl.int64) & 63
+    bits = tl.floor(flag.to(tl.float32)).to(tl.int32, bitcast=True)
+    out = (flag.to(tl.uint32) << shift) | bits
+    offs = tl.program_id(0) * 128 + tl.arange(0, 16)[:, None] * 8 + tl.arange(0, 8)[None, :]
+    tl.store(out_ptr + offs, tl.reshape(out, (16, 8)))
+
+
+@tilec.jit
+def double_bits_to_bytes(x_ptr, y_ptr, flag_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    keep = tl.load(flag_ptr + offs) >= 0
+    value = tl.where(keep, x.to(tl.float64), tl.load(y_ptr + offs) / 3.0)
+    tl.store(out_ptr + offs, value.to(tl.int64, bitcast=True))  # truncated to the low byte
+
+
+@tilec.jit
+def small_int_bits(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    bits = (x & 3).to(tl.float32).to(tl.int32, bitcast=True)
+    tl.store(out_ptr + offs, (x.to(tl.int64) & 1) | bits)
+
+
+def _run(kernel, x: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    import torch
+
+    out = torch.full((x.size,), -0x5A5A5A5A5A5A5A5B, dtype=torch.int64, device="cuda")
+    kernel[(1,)](torch.from_numpy(x).cuda(), out, BLOCK=x.size)
+    torch.cuda.synchronize()
+    return out.cpu().numpy()
+
+
+def _float_bits(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.float32).view(np.int32).astype(np.int64)
+
+
+def test_bool_to_float_bits_combined_with_a_shift() -> None:
+    import torch
+
+    x = np.array([31.4, 28.9, -3.0, 0.5], np.float32)  # odd, even, negative (0), zero
+    out = torch.full((512,), -0x5A5A5A5A5A5A5A5B, dtype=torch.int64, device="cuda")
+    bool_bits_or_shift[(4,)](torch.from_numpy(x).cuda(), out)
+    torch.cuda.synchronize()
+    shift = (np.clip(x, 0, 65535).astype(np.uint16) & 1) == 0
+    want = np.repeat((1 << shift.astype(np.int64)) | 0x3F800000, 128)
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+
+
+def test_small_int_to_float_bits_combined() -> None:
+    x = np.random.default_rng(3).integers(0, 256, 128).astype(np.uint8)
+    want = (x.astype(np.int64) & 1) | _float_bits(x & 3)
+    np.testing.assert_array_equal(_run(small_int_bits, x), want)
+
+
+def test_double_bits_stored_as_bytes() -> None:
+    import torch
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 2**63, 256, dtype=np.uint64)
+    flag = rng.integers(-128, 128, 256).astype(np.int8)
+    y = rng.standard_normal(256) * 1e6
+    want = np.where(flag >= 0, x.astype(np.float64), y / 3.0).view(np.int64).astype(np.uint8)
+    out = torch.full((256,), 0xA5, dtype=torch.uint8, device="cuda")
+    dev = [torch.from_numpy(a).cuda() for a in (x.view(np.int64), y, flag)]
+    double_bits_to_bytes[(1,)](*dev, out, BLOCK=256)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+

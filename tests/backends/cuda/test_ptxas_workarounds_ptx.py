@@ -1,0 +1,34 @@
+"""The PTX spellings ptxas compiles wrongly never reach it (the kernels run on a GPU in
+test_gpu_ptxas_workarounds.py): a boolean becomes 0.0 or 1.0 by selecting one of the two
+constants, never through ``cvt.rn.f32.u32`` of a 0/1 integer; a store narrower than its
+register stores a register of its own width, converted as an integer first."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_gpu_ptxas_workarounds import bool_bits_or_shift, double_bits_to_bytes
+
+import tilec
+from tilec.backends.target import Target
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_no_integer_conversion_for_a_boolean(arch: str) -> None:
+    ptx = tilec.compile(bool_bits_or_shift, "*fp32, *i64", target=Target("cuda", arch)).asm["ptx"]
+    assert isinstance(ptx, str)
+    body = ptx[ptx.index("{") :]
+    assert not re.search(r"cvt\.rn\.f(32|64)\.u32", body), body
+    assert re.search(r"selp\.(b64|b32|f32)\s+%\w+, (1065353216|0f3F800000), 0", body), body
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_narrow_stores_take_registers_of_their_width(arch: str) -> None:
+    sig = "*u64, *fp64, *i8, *u8, BLOCK=256"
+    ptx = tilec.compile(double_bits_to_bytes, sig, target=Target("cuda", arch)).asm["ptx"]
+    assert isinstance(ptx, str)
+    stores = re.findall(r"^\s*(?:@!?%p\d+\s+)?st\.global\S*\.b(\d+)\s+\[[^\]]*\], (%\w+);", ptx, re.M)
+    assert stores and all(bits == "8" and reg.startswith("%rs") for bits, reg in stores), stores
+    assert "cvt.u16.u64" in ptx
+
