@@ -238,3 +238,30 @@ def test_operand_pipelines_compile_and_assemble(case: str) -> None:
     ptxas = toolchain.ptxas_path()
     if ptxas:
         assert assemble.with_ptxas(ptx, "sm_80", ptxas).cubin
+
+
+@pytest.mark.parametrize("block, warps", [((128, 256, 64), 8), ((64, 64, 32), 4)])
+def test_copies_share_a_predicate_only_where_the_masks_agree(block, warps) -> None:  # type: ignore[no-untyped-def]
+    """``rk < K - k*BK`` with K a multiple of 16 is constant over 16 rows of K: registers in
+    one such block share a predicate. Checked on every thread for many K and k."""
+    lowering, pipe = _pipeline("fp16", block, warps)
+    assert pipe is not None
+    model = _Model(lowering, warps)
+    shared = 0
+    for staged in pipe.loads:
+        op = staged.op
+        layout, shape = lowering.want(op.result), op.result.type.shape
+        keys = [g[0] for g in vector_groups(model, layout, shape, staged.vw)]
+        same = pipeline_lowering._same_mask(lowering, op.mask, layout, shape, keys)
+        k_axis = 1 if shape == (block[0], block[2]) else 0  # A [BM, BK] or B [BK, BN]
+        for key, rep in same.items():
+            if key == rep:
+                continue
+            shared += 1
+            rk, rk_rep = (
+                model.coord(layout, shape, key)[k_axis],
+                model.coord(layout, shape, rep)[k_axis],
+            )
+            for limit in range(-32, 2 * block[2] + 32, 16):  # K - k*BK: a multiple of 16
+                np.testing.assert_array_equal(rk < limit, rk_rep < limit)
+    assert shared > 0

@@ -14,6 +14,7 @@ from llvmlite import ir
 from ...ir.core import Value
 from ...ir.types import PointerType, TileType, element_of
 from . import cp_async
+from .layout import Layout
 from .lowering import Lowered, Lowering, Tile
 from .mma import SharedOperand, swizzled_offset
 from .mma_expr import Expr
@@ -201,17 +202,50 @@ def _copy(L: Lowering, p: LoopPipeline, staged: StagedLoad, slot: ir.Value, live
     ptrs = L.pointers(op.ptr, layout)
     mask = L.value(op.mask, layout) if op.mask is not None else None
     base = slot_base(L, staged, slot) if staged.operand is not None else None
-    for g, group in enumerate(vector_groups(L, layout, shape, staged.vw)):
+    groups = vector_groups(L, layout, shape, staged.vw)
+    preds: dict[Key, ir.Value] = {}
+    same = _same_mask(L, op.mask, layout, shape, [g[0] for g in groups]) if mask else {}
+    for g, group in enumerate(groups):
         pred = live
-        if mask is not None:
-            m = mask.regs[group[0]] if isinstance(mask, Tile) else mask
-            pred = L.b.and_(pred, m)
+        if isinstance(mask, Tile):
+            rep = same.get(group[0], group[0])
+            if rep not in preds:
+                preds[rep] = L.b.and_(live, mask.regs[rep])
+            pred = preds[rep]
+        elif mask is not None:
+            pred = L.b.and_(pred, mask)
         dst = (
             _chunk(L, staged, slot, g)
             if base is None
             else _operand_chunk(L, staged, base, group[0])
         )
         cp_async.copy(L.b, dst, ptrs.regs[group[0]], staged.nbytes, pred)
+
+
+def _same_mask(
+    L: Lowering, mask: Value | None, layout: Layout, shape: tuple[int, ...], keys: list[Key]
+) -> dict[Key, Key]:
+    """For each register of ``keys``, an earlier one whose mask element is equal in every
+    thread: the mask is constant over aligned blocks of ``constancy`` elements along each
+    dimension (axis_info), and both elements fall in the same block whatever the thread (the
+    rows w and w + 8 of a K mask that is constant over 16 rows). One predicate then serves
+    both copies, as in Triton."""
+    if mask is None or not isinstance(mask.type, TileType):
+        return {}
+    constancy = L.axis[mask].constancy
+    first: dict[tuple, Key] = {}
+    out: dict[Key, Key] = {}
+    for key in keys:
+        blocks = []
+        for dm, n, i, c in zip(layout.dim_maps(), shape, key, constancy):
+            off = dm.offset(i, n)
+            if dm.distinct_threads(n) == 1:
+                blocks.append(((off % n) // c,))
+            else:
+                threads = range(dm.tpw * dm.wpc)
+                blocks.append(tuple(((t * dm.spt + off) % n) // c for t in threads))
+        out[key] = first.setdefault(tuple(blocks), key)
+    return out
 
 
 def read(L: Lowering, staged: StagedLoad, slot: ir.Value) -> None:
