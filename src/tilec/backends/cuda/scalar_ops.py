@@ -12,6 +12,7 @@ from ...errors import UnsupportedFeature
 from ...ir import ops as O
 from ...ir.types import Element, Kind, PointerType, ScalarType
 from ..llvm import scalar as S
+from ..llvm.types import BFloatType
 from . import intrinsics as intr
 from .types import F32, F64, llvm_type
 
@@ -123,7 +124,18 @@ def bitcast(b: ir.IRBuilder, x: ir.Value, dst: Element) -> ir.Value:
         return b.inttoptr(x, dty)
     if isinstance(x.type, ir.PointerType):
         return b.ptrtoint(x, dty)
+    if _is_float16(x.type) and _is_float16(dty) and x.type != dty:
+        # half <-> bfloat through an opaque 16-bit move (ptxas drops it): LLVM 22's InstCombine
+        # folds ``fcmp oeq/une (bitcast half to bfloat), 0`` with a constant of the float type
+        # and aborts the process, and the zero may only appear after its own folding
+        bits = intr.asm(b, ir.IntType(16), "mov.b16 $0, $1;", "=h,h", [b.bitcast(x, ir.IntType(16))],
+                        side_effect=False)  # fmt: skip
+        return b.bitcast(bits, dty)
     return b.bitcast(x, dty)
+
+
+def _is_float16(t: ir.Type) -> bool:
+    return isinstance(t, (ir.HalfType, BFloatType))
 
 
 def constant(value: bool | int | float, elem: Element) -> ir.Constant:

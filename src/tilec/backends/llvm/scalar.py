@@ -126,17 +126,22 @@ def compare(
     (pointers compare unsigned)."""
     op = _ICMP[kind]
     if kind_of is Kind.FLOAT:
-        if kind in (CompareKind.EQ, CompareKind.NE) and T.bit_width(x.type) == 16:
-            zero = _zero_side(x, y)
-            if zero is not None:  # ==/!= 0 through the bits (see float_is_nonzero)
-                nonzero = float_is_nonzero(b, zero)
-                return nonzero if kind is CompareKind.NE else b.not_(nonzero)
+        zero = _zero_side(x, y) if kind in (CompareKind.EQ, CompareKind.NE) else None
+        if zero is not None and _is_fpext(zero):  # a 16-bit float compared in fp32: LLVM
+            zero = zero.operands[0]  # shrinks the compare back to 16 bits (see below)
+        if zero is not None and T.bit_width(zero.type) == 16:  # ==/!= 0 through the bits
+            nonzero = float_is_nonzero(b, zero)  # (see float_is_nonzero)
+            return nonzero if kind is CompareKind.NE else b.not_(nonzero)
         if kind is CompareKind.NE:
             return b.fcmp_unordered(op, x, y)
         return b.fcmp_ordered(op, x, y)
     if kind_of is Kind.SINT:
         return b.icmp_signed(op, x, y)
     return b.icmp_unsigned(op, x, y)
+
+
+def _is_fpext(v: ir.Value) -> bool:
+    return isinstance(v, ir.CastInstr) and v.opname == "fpext"
 
 
 def _zero_side(x: ir.Value, y: ir.Value) -> ir.Value | None:
