@@ -19,8 +19,9 @@ Schedule (slots are S buffers per load, iteration k uses slot k mod S):
   prologue       bar.sync; for d in 0..S-2: copy iteration d into slot d; commit a group
   top of body k  private slots only: copy iteration k+S-1 into slot (k+S-1) mod S; commit;
                  wait_group(S-1)
-                 with dot operands: wait_group(S-2); bar.sync; copy iteration k+S-1 into slot
-                 (k+S-1) mod S; commit
+                 with dot operands: wait_group(S-2); bar.sync; then, once the body's first dot
+                 has issued its first k step (else at the end of the body), copy iteration
+                 k+S-1 into slot (k+S-1) mod S; commit
   the load op    private: read slot k mod S, masked-off lanes take ``other`` (select with the
                  mask of k); operand: nothing, the dot reads slot k mod S
   after the loop wait_all
@@ -41,7 +42,9 @@ Invariants that make this correct:
 - Operand slots: the bar.sync after the wait makes every thread's copies of iteration k visible
   to all (RAW), and every warp has finished iteration k-1, whose reads of slot (k-1) mod S are
   the last before the copies issued after the barrier overwrite it (WAR). One barrier per
-  iteration, as in Triton.
+  iteration (Triton has two: it reads a whole stage into registers and overwrites that slot).
+  The copies are issued by code directly in the body, never in a branch of it, so every thread
+  commits one group per iteration.
 - Pending zero-fill copies of iterations past the end are drained by wait_all at the loop exit,
   so a re-entered loop (an outer loop around it) never sees a stale copy land on a new one.
 - The buffers occupy the start of dynamic shared memory. Layout conversions, reductions and the
