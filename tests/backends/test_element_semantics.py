@@ -214,7 +214,29 @@ def _shift_cases() -> list[Case]:
                     _ptx_shift(w),
                 )
             )
+            if w == 64:  # a constant shifted: LLVM folds the clamp into the shift (see above)
+                const = 3 if kind is O.BinaryKind.SHL or not signed else -3
+                out.append(
+                    Case(
+                        f"{kind.value}_{t}_constant",
+                        lambda b, p, q, k=kind, c=const: b.binary(
+                            k, b.constant(c, TileType((BLOCK,), p.type.element)), q
+                        ),
+                        t,
+                        t,
+                        (xs, amounts),
+                        tuple(_shifted(kind, signed, w, const, s) for s in amounts),
+                        _ptx_shift(w),
+                    )
+                )
     return out
+
+
+def _shifted(kind: O.BinaryKind, signed: bool, w: int, a: int, s: int) -> int:
+    n, m = s % (1 << w), (1 << w) - 1
+    if kind is O.BinaryKind.SHL:
+        return ((a << n) & m) if n < w else 0
+    return a >> min(n, w - 1) if signed else ((a & m) >> n if n < w else 0)
 
 
 F2I_VALUES = (

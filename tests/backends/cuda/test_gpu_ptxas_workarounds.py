@@ -3,7 +3,9 @@
 - a boolean converted to float and read back as bits, or-ed into an integer
   (``(1 << s) | bits(float(True))`` read 1 instead of 0x3F800001 on an H200);
 - an int64 holding a double's bits stored through a uint8 pointer (the low byte), which
-  read as the double saturated to 255."""
+  read as the double saturated to 255;
+- (LLVM's NVPTX backend) a 64-bit shift by an amount whose low 32 bits are in range, shifted by
+  those bits alone (``3 >> 0x3FF0000000000000`` gave 3)."""
 
 from __future__ import annotations
 
@@ -41,6 +43,14 @@ def double_bits_to_bytes(x_ptr, y_ptr, flag_ptr, out_ptr, BLOCK: tl.constexpr):
     keep = tl.load(flag_ptr + offs) >= 0
     value = tl.where(keep, x.to(tl.float64), tl.load(y_ptr + offs) / 3.0)
     tl.store(out_ptr + offs, value.to(tl.int64, bitcast=True))  # truncated to the low byte
+
+
+@tilec.jit
+def shift_by_double_bits(out_ptr):
+    """Seed 103 #1266: a constant shifted by a 64-bit amount whose low half is 0."""
+    pid = tl.program_id(0)
+    amount = tl.floor(pid.to(tl.float64)).to(tl.uint64, bitcast=True)
+    tl.store(out_ptr + pid, 3 >> amount)
 
 
 @tilec.jit
@@ -95,4 +105,13 @@ def test_double_bits_stored_as_bytes() -> None:
     double_bits_to_bytes[(1,)](*dev, out, BLOCK=256)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(out.cpu().numpy(), want)
+
+
+def test_shift_by_an_amount_past_32_bits() -> None:
+    import torch
+
+    out = torch.full((4,), 77, dtype=torch.int64, device="cuda")
+    shift_by_double_bits[(4,)](out)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), [3, 0, 0, 0])  # amounts 0, 2**62 ...
 

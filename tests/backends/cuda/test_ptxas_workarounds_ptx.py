@@ -1,14 +1,19 @@
 """The PTX spellings ptxas compiles wrongly never reach it (the kernels run on a GPU in
 test_gpu_ptxas_workarounds.py): a boolean becomes 0.0 or 1.0 by selecting one of the two
 constants, never through ``cvt.rn.f32.u32`` of a 0/1 integer; a store narrower than its
-register stores a register of its own width, converted as an integer first."""
+register stores a register of its own width, converted as an integer first; a 64-bit shift
+amount is clamped to 64 in 64 bits before PTX's 32-bit amount is taken from it."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from test_gpu_ptxas_workarounds import bool_bits_or_shift, double_bits_to_bytes
+from test_gpu_ptxas_workarounds import (
+    bool_bits_or_shift,
+    double_bits_to_bytes,
+    shift_by_double_bits,
+)
 
 import tilec
 from tilec.backends.target import Target
@@ -31,4 +36,14 @@ def test_narrow_stores_take_registers_of_their_width(arch: str) -> None:
     stores = re.findall(r"^\s*(?:@!?%p\d+\s+)?st\.global\S*\.b(\d+)\s+\[[^\]]*\], (%\w+);", ptx, re.M)
     assert stores and all(bits == "8" and reg.startswith("%rs") for bits, reg in stores), stores
     assert "cvt.u16.u64" in ptx
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_64_bit_shift_amounts_are_clamped_before_narrowing(arch: str) -> None:
+    ptx = tilec.compile(shift_by_double_bits, "*u64", target=Target("cuda", arch)).asm["ptx"]
+    assert isinstance(ptx, str)
+    clamp = re.search(r"min\.u64\s+(%rd\d+), %rd\d+, 64;", ptx)
+    assert clamp, ptx
+    narrow = re.search(rf"cvt\.u32\.u64\s+(%r\d+), {clamp.group(1)};", ptx)
+    assert narrow and re.search(rf"shr\.u64\s+%rd\d+, %rd\d+, {narrow.group(1)};", ptx), ptx
 

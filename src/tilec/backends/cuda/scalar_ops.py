@@ -33,7 +33,28 @@ def binary(
 ) -> ir.Value:
     if elem.is_floating():
         return _float_binary(b, kind, x, y, propagate_nan, fast)
+    if kind in _SHIFTS and _int_width(x.type) == 64 and not isinstance(y, ir.Constant):
+        return _shift64(b, kind, elem.kind is Kind.SINT, x, y)
     return S.int_binary(b, kind, elem.kind is Kind.SINT, x, y)
+
+
+_SHIFTS = (O.BinaryKind.SHL, O.BinaryKind.SHR)
+
+
+def _int_width(t: ir.Type) -> int:
+    return t.width if isinstance(t, ir.IntType) else 0
+
+
+def _shift64(b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value) -> ir.Value:
+    """A 64-bit shift by a variable amount as PTX's own clamping shift (amounts >= 64 give 0, or
+    the sign fill), the semantics S.shift spells in LLVM IR. NVPTX folds that spelling's
+    ``select(y > 63, 0, lshr(x, y))`` back into ``shr.u64`` and narrows the amount to 32 bits, so
+    ``3 >> 0x3FF0000000000000`` shifted by 0 (fuzz seed 103 #1266). The amount is clamped to 64
+    in 64 bits first, where LLVM cannot see the shift to undo it."""
+    wide = ir.Constant(y.type, 64)
+    amount = b.trunc(b.select(b.icmp_unsigned(">", y, wide), wide, y), ir.IntType(32))
+    op = "shl.b64" if kind is O.BinaryKind.SHL else "shr.s64" if signed else "shr.u64"
+    return intr.asm(b, x.type, f"{op} $0, $1, $2;", "=l,l,r", [x, amount], side_effect=False)
 
 
 def _float_binary(
