@@ -68,6 +68,13 @@ def advance(ctx: Any, base: Any, offsets: Any) -> BlockPointer:
     return BlockPointer(bp.base, bp.shape, bp.strides, new, bp.block_shape, bp.order)
 
 
+# as in Triton, a dropped result is a compile error: advance moves nothing in place
+advance._must_use_result = (  # type: ignore[attr-defined]
+    "tl.advance returns the moved block pointer and changes nothing else: assign its result "
+    "(p = tl.advance(p, offsets))."
+)
+
+
 def _window(
     ctx: Any,
     base: Tensor,
@@ -219,6 +226,11 @@ def struct_attribute(obj: Any, attr: str) -> Any:
             return BoundMethod(_descriptor_load, obj)
         if attr == "store":
             return BoundMethod(_descriptor_store, obj)
+        if attr in ("gather", "scatter"):
+            from . import builtins_descriptor_rows as rows
+
+            method = rows._descriptor_gather if attr == "gather" else rows._descriptor_scatter
+            return BoundMethod(method, obj)
         if attr == "block_shape":
             return obj.block_shape
         if attr == "dtype":
@@ -227,6 +239,9 @@ def struct_attribute(obj: Any, attr: str) -> Any:
             return getattr(obj, attr)
     if isinstance(obj, BlockPointer) and attr in ("block_shape", "order"):
         return getattr(obj, attr)
+    if isinstance(obj, BlockPointer) and attr == "dtype":
+        # Triton's: a pointer to the block (``.element_ty`` is the block type)
+        return T.PointerType(T.TileType(obj.block_shape, obj.dtype.element))  # type: ignore[arg-type,union-attr]
     raise TileTypeError(f"{type(obj).__name__} has no attribute '{attr}'")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConstexprError, TileTypeError
-from ..ir.types import Element, PointerType, ScalarType
+from ..ir.types import Element, PointerType, ScalarType, TileType
 from . import semantics as S
 from .builtin import builtin
 from .values import Tensor, unwrap
@@ -125,6 +125,8 @@ def cast(
 ) -> Tensor:
     """``input`` converted to ``dtype`` (or reinterpreted when ``bitcast``)."""
     x = tensor_arg(ctx, input)
+    if isinstance(unwrap(dtype), TileType):  # as in Triton, a block type casts to its element
+        dtype = unwrap(dtype).element
     dt = dtype_arg(dtype, any_fp8=True)
     if unwrap(bitcast):
         return S.bitcast(ctx.b, x, dt)

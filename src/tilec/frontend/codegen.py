@@ -40,7 +40,7 @@ from .operators import (
 )
 from .parse import ParsedFunction, parse_function
 from .scope import lookup_global
-from .values import Tensor, unwrap
+from .values import Tensor, is_aggregate, unwrap
 
 RETURN = "$return"  # the scope slot holding a function's return value
 
@@ -54,6 +54,16 @@ def _python_call_error(fn: Any) -> CompileError:
         f"calling the Python function {name} with tensor arguments is not supported; "
         "decorate it with @tilec.jit"
     )
+
+
+def _check_result_unused(node: ast.Call, fn: Any) -> None:
+    """Triton's ``must_use_result``: a marked function called as a bare statement is an error."""
+    fn = unwrap(fn)
+    target = fn.fn if isinstance(fn, BoundMethod) else fn
+    note = getattr(target, "_must_use_result", False)
+    if note:
+        message = f"The result of {ast.unparse(node.func)} is not being used."
+        raise CompileError(f"{message} {note}" if isinstance(note, str) else message)
 
 
 def _is_sequence(x: Any) -> bool:
@@ -133,6 +143,10 @@ class FunctionCodegen:
     def stmt_Expr(self, node: ast.Expr) -> None:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # docstring
+        if isinstance(node.value, ast.Call):  # a call whose result is dropped
+            with self.located(node.value):
+                self.call_node(node.value, result_used=False)
+            return
         self.expr(node.value)
 
     def stmt_Pass(self, node: ast.Pass) -> None:
@@ -189,6 +203,9 @@ class FunctionCodegen:
                     )
                 for t, v in zip(target.elts, value):
                     self.assign(t, v)
+            elif isinstance(target, ast.Attribute) and is_aggregate(self.expr(target.value)):
+                # an aggregate's @jit __init__ filling a field (refused once it is built)
+                setattr(self.expr(target.value), target.attr, value)
             else:
                 raise UnsupportedSyntax(
                     "kernels can assign only to names and tuples of names; "
@@ -327,7 +344,12 @@ class FunctionCodegen:
         return control_flow.visit_ifexp(self, node)
 
     def expr_Call(self, node: ast.Call) -> Any:
+        return self.call_node(node)
+
+    def call_node(self, node: ast.Call, result_used: bool = True) -> Any:
         fn = self.expr(node.func)
+        if not result_used:
+            _check_result_unused(node, fn)
         args = [self.expr(a) for a in node.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords if kw.arg is not None}
         return self.call(fn, args, kwargs)
@@ -347,6 +369,14 @@ class FunctionCodegen:
                 raise type(e)(e.message) from None
         if getattr(fn, "__tilec_jit__", False):
             return self.inline(fn.fn, args, kwargs)
+        if isinstance(fn, type) and getattr(fn, "__tilec_aggregate__", False):
+            return self.construct_aggregate(fn, args, kwargs)
+        if getattr(fn, "__tilec_takes_kernel_values__", False) or (
+            inspect.ismethod(fn) and is_aggregate(fn.__self__)
+        ):
+            # aggregate_replace, and an aggregate's plain methods, run at compile time on
+            # whatever values they are given (tensors too)
+            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
         mapped = map_python_builtin(fn, args, kwargs)
         if mapped is not None:
             return self.call(mapped, args, kwargs)
@@ -357,6 +387,19 @@ class FunctionCodegen:
         if any(is_runtime(a) for a in [*args, *kwargs.values()]):
             raise _python_call_error(fn)
         return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+
+    def construct_aggregate(self, cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """``cls(*args)`` for an aggregate class: its __init__ inlined when it is @jit, else
+        run at compile time; every field must be set by the end."""
+        init = cls.__aggregate_init__  # type: ignore[attr-defined]
+        instance = object.__new__(cls)
+        object.__setattr__(instance, "_aggregate_done", False)
+        if getattr(init, "__tilec_jit__", False):
+            self.inline(init.fn, [instance, *args], kwargs)
+        else:
+            init(instance, *[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+        instance._finish()
+        return instance
 
     def inline(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Inline the @jit function ``fn``: bind its parameters and visit its body."""

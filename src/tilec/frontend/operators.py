@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from ..ir.ops import BinaryKind as BK
 from . import arith
 from . import semantics as S
 from .builtin import METHODS, BoundMethod
-from .values import Struct, Tensor, leaves, unwrap
+from .values import Struct, Tensor, is_aggregate, leaves, unwrap
 
 if TYPE_CHECKING:
     from .codegen import FunctionCodegen
@@ -133,6 +134,10 @@ def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
         from .builtins_blockptr import struct_attribute
 
         return struct_attribute(base, attr)
+    if is_aggregate(base):
+        member = inspect.getattr_static(type(base), attr, None)
+        if getattr(member, "__tilec_jit__", False):  # a @jit method: inlined with self bound
+            return BoundMethod(member, base)
     if S.is_number(base) and not hasattr(base, attr):
         # Triton makes a number assigned to a plain name a tensor, so ``v = 1; v.dtype`` and
         # ``v.to(...)`` work; here it stays a constant until a tensor's attribute is asked for

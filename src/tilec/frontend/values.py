@@ -125,6 +125,11 @@ class TensorDescriptor:
 Struct = (BlockPointer, TensorDescriptor)
 
 
+def is_aggregate(x: Any) -> bool:
+    """An instance of a ``@triton.aggregate`` class (tilec.language.aggregate)."""
+    return bool(getattr(type(x), "__tilec_aggregate__", False))
+
+
 def unwrap(x: Any) -> Any:
     """Strip ``tl.constexpr`` wrappers: compile-time values are plain Python objects here."""
     while isinstance(x, constexpr):
@@ -140,6 +145,8 @@ def leaves(obj: Any) -> list[Tensor]:
         return [t for f in obj.fields() for t in leaves(f)]
     if isinstance(obj, (tuple, list)):
         return [t for item in obj for t in leaves(item)]
+    if is_aggregate(obj):
+        return [t for f in obj.aggregate_values() for t in leaves(f)]
     return []
 
 
@@ -153,6 +160,8 @@ def rebuild(obj: Any, new: Iterator[Tensor]) -> Any:
         return tuple(rebuild(item, new) for item in obj)
     if isinstance(obj, list):
         return [rebuild(item, new) for item in obj]
+    if is_aggregate(obj):
+        return obj.with_aggregate_values([rebuild(f, new) for f in obj.aggregate_values()])
     return obj
 
 
@@ -168,6 +177,8 @@ def same_structure(a: Any, b: Any) -> bool:
         if isinstance(a, BlockPointer):
             static_a, static_b = replace(static_a, offsets=()), replace(static_b, offsets=())
         return static_a == static_b and same_structure(a.fields(), b.fields())
+    if is_aggregate(a) or is_aggregate(b):
+        return type(a) is type(b) and same_structure(a.aggregate_values(), b.aggregate_values())
     if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
         return (
             type(a) is type(b)

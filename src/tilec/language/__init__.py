@@ -5,13 +5,12 @@ are implemented by tilec.frontend; its library functions (softmax, sort, rand ..
 """
 
 from ..ir.types import PointerType as pointer_type
-from ..ir.types import TileType as block_type
 from . import core, extra, math, random
 from .constexpr import constexpr
 from .core import *  # noqa: F403
 from .core import __all__ as _core_all
 from .dot_scaled import dot_scaled
-from .dtypes import dtype, pi32_t, str_to_ty
+from .dtypes import block_type, dtype, pi32_t, str_to_ty
 from .random import (
     pair_uniform_to_normal,
     philox,

@@ -3,6 +3,8 @@ type of compile-time values inside kernels (``BLOCK: tl.constexpr``)."""
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 
@@ -34,6 +36,34 @@ class constexpr:
 
     def __float__(self) -> float:
         return float(self.value)
+
+
+def _plain(x: Any) -> Any:
+    return x.value if isinstance(x, constexpr) else x
+
+
+def _binary(op: Callable[[Any, Any], Any], reflected: bool) -> Callable[[constexpr, Any], Any]:
+    if reflected:
+        return lambda self, other: constexpr(op(_plain(other), self.value))
+    return lambda self, other: constexpr(op(self.value, _plain(other)))
+
+
+# As in Triton, arithmetic on compile-time values (host code, constexpr functions, aggregate
+# fields) gives a compile-time value: ``2 * BLOCK`` is ``constexpr[2 * BLOCK.value]``.
+for _name, _op in {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow,
+    "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+    "lshift": operator.lshift, "rshift": operator.rshift,
+}.items():  # fmt: skip
+    setattr(constexpr, f"__{_name}__", _binary(_op, reflected=False))
+    setattr(constexpr, f"__r{_name}__", _binary(_op, reflected=True))
+for _name, _op in {
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+}.items():  # fmt: skip
+    setattr(constexpr, f"__{_name}__", _binary(_op, reflected=False))
+for _name, _unary in {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert}.items():
+    setattr(constexpr, f"__{_name}__", lambda self, _f=_unary: constexpr(_f(self.value)))
 
 
 def is_constexpr_annotation(annotation: Any) -> bool:

@@ -110,9 +110,22 @@ from ..ir.types import (
     uint32,
     uint64,
 )
+from .aggregate import aggregate as _aggregate  # noqa: F401 - Triton's tl.core._aggregate
+from .aggregate import aggregate_replace
 from .dtypes import dtype  # noqa: F401 - Triton's tl.core.dtype
 
 tensor_descriptor_base = tensor_descriptor
+
+
+def must_use_result(fn: Any, note: str | bool = True) -> Any:
+    """Mark a @jit or constexpr function whose result must be used, as Triton's decorator of
+    the same name: a call standing alone as a statement is a compile error naming the call.
+    ``@must_use_result("note")`` adds the note to that error."""
+    if isinstance(fn, str):
+        text = fn
+        return lambda f: must_use_result(f, text)
+    fn._must_use_result = note  # Triton's attribute, which hosts may read
+    return fn
 
 
 def get_int_dtype(bitwidth: int, signed: bool) -> Any:
@@ -191,7 +204,7 @@ class static_range:
 
 
 __all__ = [
-    "PropagateNan", "abs", "advance", "arange", "associative_scan", "assume", "atomic_add",
+    "PropagateNan", "abs", "advance", "aggregate_replace", "arange", "associative_scan", "assume", "atomic_add",
     "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
     "atomic_xor", "bfloat16", "block_pointer", "broadcast", "broadcast_to", "cast", "cat", "ceil",
     "clamp", "cos", "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "erf",

@@ -48,6 +48,22 @@ class dtype(metaclass=_DtypeMeta):
     OTHER_TYPES = ("void",)
 
 
+class _BlockTypeMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, ir.TileType)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return sub is cls or issubclass(sub, ir.TileType)
+
+    def __call__(cls, element_ty: Any, shape: Any) -> ir.TileType:  # type: ignore[override]
+        """``tl.block_type(tl.float16, [16, 32])``: Triton's argument order (element first)."""
+        return ir.TileType(tuple(int(d) for d in shape), element_ty)
+
+
+class block_type(metaclass=_BlockTypeMeta):
+    """Triton's block type class: every tilec tile type is an instance."""
+
+
 # Triton's signature spellings that are not a tl dtype name
 _SHORT: dict[str, ir.ScalarType] = {"u1": ir.int1, "B": ir.int1}
 

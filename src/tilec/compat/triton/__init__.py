@@ -19,11 +19,17 @@ __tilec_as_triton__ = True
 
 # names whose Triton meaning differs from tilec's top-level one
 _TRITON_NAMES = {"compile": "compiler", "CompiledKernel": "compiler", "ASTSource": "compiler"}
+# names Triton binds from triton.language.core (triton.X -> tl.core.Y)
+_CORE_NAMES = {"must_use_result": "must_use_result", "aggregate": "_aggregate"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _TRITON_NAMES:
         return getattr(importlib.import_module(f"{__name__}.{_TRITON_NAMES[name]}"), name)
+    if name in _CORE_NAMES:
+        from ...language import core
+
+        return getattr(core, _CORE_NAMES[name])
     if f"triton.{name}" in alias.ADAPTERS:
         return importlib.import_module(f"{__name__}.{name}")
     import tilec
@@ -37,4 +43,4 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     import tilec
 
-    return sorted({*globals(), *dir(tilec)})
+    return sorted({*globals(), *dir(tilec), *_CORE_NAMES})
