@@ -21,7 +21,8 @@ from tilec.backends.target import Target
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_no_integer_conversion_for_a_boolean(arch: str) -> None:
-    ptx = tilec.compile(bool_bits_or_shift, "*fp32, *i64", target=Target("cuda", arch)).asm["ptx"]
+    sig = "*fp32, *i64, i32, i32"
+    ptx = tilec.compile(bool_bits_or_shift, sig, target=Target("cuda", arch)).asm["ptx"]
     assert isinstance(ptx, str)
     body = ptx[ptx.index("{") :]
     assert not re.search(r"cvt\.rn\.f(32|64)\.u32", body), body
