@@ -19,6 +19,7 @@ from typing import Any
 # Triton module paths answered by an adapter under tilec.compat (a literal registry: no probing)
 ADAPTERS: frozenset[str] = frozenset({
     "triton",
+    "triton._filecheck",
     "triton.backends",
     "triton.backends.compiler",
     "triton.backends.driver",

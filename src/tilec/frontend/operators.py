@@ -118,6 +118,23 @@ def tensor_binop(b: Builder, op: ast.operator, x: Any, y: Any) -> Tensor:
     return fn(b, x, y)
 
 
+def _tuple_type(cg: FunctionCodegen, values: tuple[Any, ...]) -> Any:
+    """``t.type`` of a kernel tuple: Triton's tuple_type of its element types."""
+    from ..language.tuples import tuple_type
+
+    def type_of(v: Any) -> Any:
+        v = unwrap(v)
+        if isinstance(v, tuple):
+            return _tuple_type(cg, v)
+        if isinstance(v, Tensor):
+            return v.type
+        if S.is_number(v):
+            return S.python_type(v)
+        raise TileTypeError(f"tuple element {S.describe(v)} has no type in tilec")
+
+    return tuple_type([type_of(v) for v in values], getattr(values, "_fields", None))
+
+
 def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
     """``base.attr`` for tensors (dtype, shape, T, methods), structs and Python objects."""
     base = unwrap(base)
@@ -138,6 +155,8 @@ def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
         member = inspect.getattr_static(type(base), attr, None)
         if getattr(member, "__tilec_jit__", False):  # a @jit method: inlined with self bound
             return BoundMethod(member, base)
+    if isinstance(base, tuple) and attr == "type":
+        return _tuple_type(cg, base)
     if S.is_number(base) and not hasattr(base, attr):
         # Triton makes a number assigned to a plain name a tensor, so ``v = 1; v.dtype`` and
         # ``v.to(...)`` work; here it stays a constant until a tensor's attribute is asked for

@@ -11,6 +11,7 @@ from .core import *  # noqa: F403
 from .core import __all__ as _core_all
 from .dot_scaled import dot_scaled
 from .dtypes import block_type, dtype, pi32_t, str_to_ty
+from .tuples import tuple, tuple_type
 from .random import (
     pair_uniform_to_normal,
     philox,
@@ -70,6 +71,6 @@ __all__ = [
     "cumprod", "cumsum", "dot_scaled", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
     "min", "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
-    "swizzle2d", "topk", "uint_to_uniform_float", "xor_sum", "zeros_like", "pi32_t",
+    "swizzle2d", "topk", "tuple", "tuple_type", "uint_to_uniform_float", "xor_sum", "zeros_like", "pi32_t",
     "squeeze", "str_to_ty", "unsqueeze",
 ]  # fmt: skip
