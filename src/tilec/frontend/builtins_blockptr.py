@@ -150,6 +150,32 @@ def block_store(
     store_pointers(ctx, ptr, v, mask, cache, eviction)
 
 
+def _check_descriptor(p: Tensor, shape: Any, strides: Any, blk: tuple[int, ...]) -> None:
+    """Triton's rules for a descriptor (what a TMA copy needs): 1 to 5 dimensions, a shape and
+    strides for each, at least 16 bytes in a block's last dimension, a last stride of 1."""
+    n = len(blk)
+    if not 1 <= n <= 5:
+        raise TileTypeError(f"Expected 1 <= ndim <= 5 but got {n} dimensions")
+    for what, given in (("shape", shape), ("strides", strides)):
+        count = len(unwrap(given)) if isinstance(unwrap(given), (tuple, list)) else 1
+        if count != n:
+            raise TileTypeError(f"Expected {n} {what} entries (one per block dimension), got {count}")
+    elem_size = p.dtype.element.primitive_bitwidth // 8  # type: ignore[union-attr]
+    if blk[-1] * elem_size < 16:
+        raise TileTypeError(
+            "Descriptor block shape must have at least 16 bytes in the last dimension, but got "
+            f"{blk[-1]} * {elem_size} = {blk[-1] * elem_size} bytes"
+        )
+    last = unwrap(list(unwrap(strides))[-1] if isinstance(unwrap(strides), (tuple, list)) else strides)
+    if isinstance(last, Tensor):
+        raise TileTypeError(
+            "Tensor descriptor last dim must be 1 but got a run-time stride; pass the "
+            "constant 1 (an argument equal to 1 is specialized to it)"
+        )
+    if last != 1:
+        raise TileTypeError(f"Tensor descriptor last dim must be 1 but got {last}")
+
+
 @builtin()
 def make_tensor_descriptor(
     ctx: Any, base: Any, shape: Any, strides: Any, block_shape: Any, padding_option: Any = "zero"
@@ -158,6 +184,7 @@ def make_tensor_descriptor(
     p = _pointer(base, "make_tensor_descriptor")
     blk = shape_arg(block_shape, "block_shape")
     n = len(blk)
+    _check_descriptor(p, shape, strides, blk)
     pad = unwrap(padding_option) or "zero"
     _padding(ctx, pad, p.dtype.element)  # type: ignore[union-attr]
     return TensorDescriptor(
