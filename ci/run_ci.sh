@@ -10,6 +10,15 @@ python3 -m venv "$venv"
 source "$venv/bin/activate"
 python -m pip install -q --upgrade pip
 python -m pip install -q "torch==2.13.0" "scikit-build-core>=0.11"
+# a CUDA 12 ptxas beside the machine's CUDA 13 one: the doctor-vs-compiler sweep runs over both
+# toolkit majors (tests/platform/test_doctor_matches_compile.py); kept out of site-packages so
+# the rest of the suite assembles with the ptxas the search finds
+if [ "$(uname -sm)" = "Linux x86_64" ]; then
+  tools="$(dirname "$venv")/cuda12"
+  python -m pip install -q --no-deps --target "$tools" "nvidia-cuda-nvcc-cu12==12.9.86"
+  chmod +x "$tools/nvidia/cuda_nvcc/bin/ptxas"
+  export TILEC_TEST_EXTRA_PTXAS="$tools/nvidia/cuda_nvcc/bin/ptxas"
+fi
 # The README's test command, verbatim:
 set +e
 pip install ".[test]" && python -m pytest

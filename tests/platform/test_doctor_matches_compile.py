@@ -1,11 +1,13 @@
 """For every architecture in the support table, the doctor's verdict for a machine with that GPU
 and this machine's ptxas equals what compiling a kernel offline with that ptxas does: the target,
 PTX version and route it names are those of the artifact, and where it passes a tool over, the
-compiler refuses that tool too. Runs against every ptxas found (a CUDA 12 one from the
-nvidia-cuda-nvcc-cu12 wheel as well, when installed)."""
+compiler refuses that tool too. Runs against the ptxas the search finds and each one named in
+TILEC_TEST_EXTRA_PTXAS (CI puts a CUDA 12 ptxas from the nvidia-cuda-nvcc-cu12 wheel there, so
+both toolkit majors are swept)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -22,16 +24,24 @@ from tilec.platform.system import CommandResult, CudaDevice, System
 ARCHS = [a for a in load_policy().architectures if a.level is not Level.UNSUPPORTED]
 
 
-def _ptxas() -> tuple[str, str]:
+EXTRA = [p for p in os.environ.get("TILEC_TEST_EXTRA_PTXAS", "").split(os.pathsep) if p]
+
+
+def _ptxas(which: str, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    if which != "found":
+        monkeypatch.setenv("TILEC_PTXAS_PATH", which)
     tool = gather(System()).toolchain.ptxas
+    if which != "found":
+        assert tool.found and tool.path == which, f"TILEC_TEST_EXTRA_PTXAS: {which} is no ptxas"
     if not tool.found or not tool.version:
         pytest.skip("no ptxas on this machine")
     return tool.path, tool.version
 
 
+@pytest.mark.parametrize("which", ["found", *EXTRA])
 @pytest.mark.parametrize("arch", ARCHS, ids=lambda a: a.arch)
-def test_doctor_route_is_the_compiled_route(arch, monkeypatch) -> None:
-    path, version = _ptxas()
+def test_doctor_route_is_the_compiled_route(arch, which, monkeypatch) -> None:
+    path, version = _ptxas(which, monkeypatch)
     major, minor = (int(p) for p in arch.cc.split("."))
     # a driver new enough for the GPU and for this ptxas: only the toolchain decides
     sys = machines.linux_nvidia("580.65.06", 13000, CudaDevice("GPU", major, minor, 1 << 34))
@@ -48,22 +58,30 @@ def test_doctor_route_is_the_compiled_route(arch, monkeypatch) -> None:
     monkeypatch.setattr(toolchain, "ptxas_path", lambda: path)
     monkeypatch.setattr(toolchain, "ptxas_version", lambda: version)
     monkeypatch.setattr(assemble.toolchain, "driver_cuda_version", lambda: None)
-    if sel.cubin_route == "driver-jit":  # the doctor passed ptxas over: so does the compiler
+    if sel.cubin_route == "driver-jit":  # the doctor passed ptxas over: so does the compiler,
         assert sel.finding is not None and "ptxas" in sel.finding.summary
-        with pytest.raises(PlatformError, match=sel.arch):
-            _compile(sel.arch)
-        return
-    assert sel.cubin_route == "ptxas"
-    compiled = _compile(sel.arch)
+        try:  # refusing where the tool itself rejects the target (CUDA 13 and pre-Turing),
+            compiled = _compile(sel.arch)
+        except PlatformError as exc:
+            assert sel.arch in str(exc)
+            return
+        assert "cubin" not in compiled.asm  # or leaving the PTX to the driver (sm_110, CUDA 12)
+    else:
+        assert sel.cubin_route == "ptxas"
+        compiled = _compile(sel.arch)
+        assert isinstance(compiled.asm.get("cubin"), bytes)
     ptx = compiled.asm["ptx"]
     ptx = ptx if isinstance(ptx, str) else ptx.decode()
     assert re.search(r"\.target (\S+)", ptx).group(1) == sel.arch
     found = re.search(r"\.version (\d+)\.(\d+)", ptx)
     assert int(found.group(1)) * 10 + int(found.group(2)) == sel.ptx_version
-    assert isinstance(compiled.asm.get("cubin"), bytes)
 
 
 def _compile(arch: str):
     import tilec
+    from tilec import config
 
-    return tilec.compile(add, "*fp32:16, *fp32:16, i32, BLOCK=128", target=f"cuda:{arch}")
+    # never from the cache: the tools are swapped inside this process, which the cache key
+    # (taken once per process) does not see
+    with config.override(cache_enabled=False):
+        return tilec.compile(add, "*fp32:16, *fp32:16, i32, BLOCK=128", target=f"cuda:{arch}")
