@@ -322,6 +322,8 @@ def gather(src, index, axis: constexpr):
     tl.static_assert(len(src.shape) == len(index.shape), "gather needs src and index of one rank")
     tl.static_assert(len(src.shape) <= 2, "gather supports 1-D and 2-D tiles")
     bits = src.to(_int_of(src.dtype), bitcast=True)
+    if index.numel * src.shape[axis] > _ONE_HOT_LIMIT:
+        return _gather_by_rows(bits, index, axis).to(src.dtype, bitcast=True)
     if len(src.shape) == 1:
         hit = index[:, None] == tl.arange(0, src.shape[0])[None, :]
         picked = tl.where(hit, bits[None, :], 0)
@@ -333,6 +335,26 @@ def gather(src, index, axis: constexpr):
     hit = index[:, :, None] == tl.arange(0, src.shape[1])[None, None, :]
     picked = tl.where(hit, bits[:, None, :], 0)
     return xor_sum(picked, 2).to(src.dtype, bitcast=True)
+
+
+# the one-hot gather above builds index.numel * src.shape[axis] elements: past Triton's largest
+# tile it goes through the source one position along `axis` at a time instead
+_ONE_HOT_LIMIT = constexpr(1 << 20)
+
+
+@library
+def _gather_by_rows(bits, index, axis: constexpr):
+    out = tl.zeros(index.shape, bits.dtype)
+    positions = tl.arange(0, bits.shape[axis])
+    for r in range(bits.shape[axis]):
+        if len(bits.shape) == 1:
+            row = xor_sum(tl.where(positions == r, bits, 0), 0)
+        elif axis == 0:
+            row = xor_sum(tl.where(positions[:, None] == r, bits, 0), 0)[None, :]
+        else:
+            row = xor_sum(tl.where(positions[None, :] == r, bits, 0), 1)[:, None]
+        out = tl.where(index == r, row, out)
+    return out
 
 
 @library
