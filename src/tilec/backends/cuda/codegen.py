@@ -167,27 +167,44 @@ def _ptxas_safe(ptx: str) -> str:
     return _ABS_S16.sub(_ABS_AS_NEG, ptx)
 
 
+def parse(llir: str, tm):  # type: ignore[no-untyped-def]
+    """The module LLVM reads from ``llir``, verified (a bad signature raises, never aborts)."""
+    llvm = _llvm()
+    try:
+        mod = llvm.parse_assembly(llir)
+        mod.triple = TRIPLE
+        mod.data_layout = str(tm.target_data)
+        mod.verify()
+    except RuntimeError as exc:
+        raise LoweringError(f"LLVM rejected the generated IR: {exc}", ir=llir) from exc
+    return mod
+
+
+def optimize(mod, tm) -> None:  # type: ignore[no-untyped-def]
+    """LLVM's O3 pipeline (new pass manager) on ``mod`` in place."""
+    llvm = _llvm()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+
+
+def emit(mod, tm) -> str:  # type: ignore[no-untyped-def]
+    """PTX text for ``mod``, with the rewrites ptxas needs (_ptxas_safe)."""
+    return _ptxas_safe(tm.emit_assembly(mod))
+
+
 def to_ptx(
     llir: str, arch: str, ptx_version: int, kernel: str, libdevice: str | None = None
 ) -> tuple[str, str]:
     """Optimize ``llir`` and emit PTX; returns (optimized LLVM IR, PTX). ``libdevice`` is a
     bitcode file to link instead of the toolchain's (Triton's ``extern_libs``)."""
     check_callees(llir, int(re.sub(r"\D", "", arch) or 0))
-    llvm = _llvm()
     forksafe.register(_LOCK)
     with _LOCK:  # LLVM's global state (options, contexts) is not reentrant across threads
         tm = target_machine(arch, ptx_version)
-        try:
-            mod = llvm.parse_assembly(llir)
-            mod.triple = TRIPLE
-            mod.data_layout = str(tm.target_data)
-            mod.verify()
-        except RuntimeError as exc:
-            raise LoweringError(f"LLVM rejected the generated IR: {exc}", ir=llir) from exc
+        mod = parse(llir, tm)
         needed = frozenset(_LIBDEVICE_CALL.findall(llir))
         if needed:
             _link_libdevice(mod, needed, arch, ptx_version, kernel, libdevice)
-        pto = llvm.create_pipeline_tuning_options(speed_level=3)
-        pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
-        return str(mod), _ptxas_safe(tm.emit_assembly(mod))
+        optimize(mod, tm)
+        return str(mod), emit(mod, tm)

@@ -36,18 +36,35 @@ def generate(
     tm = llvm.Target.from_triple(triple).create_target_machine(
         cpu=cpu, features=features, opt=level, reloc="pic", codemodel="small"
     )
+    ref = parse(ir_text, triple, tm)
+    if run_passes:
+        optimize(ref, tm, level, vectorize)
+    asm = str(tm.emit_assembly(ref)) if emit_asm else None
+    return str(ref), emit_object(ref, tm), asm
+
+
+def parse(ir_text: str, triple: str, tm: Any) -> Any:
+    import llvmlite.binding as llvm
+
     ref = llvm.parse_assembly(ir_text)
     ref.triple = triple
     ref.data_layout = str(tm.target_data)
     ref.verify()
-    if run_passes:
-        pto = llvm.create_pipeline_tuning_options(speed_level=level)
-        pto.loop_vectorization = vectorize and level >= 2
-        pto.slp_vectorization = vectorize and level >= 2
-        pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(ref, pb)
-    asm = str(tm.emit_assembly(ref)) if emit_asm else None
-    return str(ref), bytes(tm.emit_object(ref)), asm
+    return ref
+
+
+def optimize(ref: Any, tm: Any, level: int, vectorize: bool) -> None:
+    import llvmlite.binding as llvm
+
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)
+    pto.loop_vectorization = vectorize and level >= 2
+    pto.slp_vectorization = vectorize and level >= 2
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(ref, pb)
+
+
+def emit_object(ref: Any, tm: Any) -> bytes:
+    return bytes(tm.emit_object(ref))
 
 
 def _read(stream: Any) -> Any:
