@@ -11,9 +11,10 @@ _M = 0xFFFFFFFF
 
 
 def philox_reference(seed: int, offsets: np.ndarray, rounds: int = 10) -> list[np.ndarray]:
-    """Philox 4x32 with Triton's key split (seed low/high words) and counter (offset, 0, 0, 0)."""
+    """Philox 4x32 with Triton's key split (seed low/high words) and counter (offset's low
+    word, offset's high word, 0, 0)."""
     c0 = offsets.astype(np.uint64) & _M
-    c1 = np.zeros_like(c0)
+    c1 = (offsets.astype(np.uint64) >> np.uint64(32)) & _M
     c2 = np.zeros_like(c0)
     c3 = np.zeros_like(c0)
     k0 = np.uint64(seed & _M)
@@ -88,6 +89,29 @@ def philox64_reference(seed: int, offset: int, rounds: int = 10) -> list[int]:
 def rng64_kernel(out_ptr, seed, base, BLOCK: tl.constexpr):
     offs = base + tl.arange(0, BLOCK).to(tl.int64)
     a, b, c, d = tl.randint4x(seed, offs)
+    tl.static_assert(a.dtype == tl.uint32)
+    r = tl.arange(0, BLOCK)
+    tl.store(out_ptr + r * 4, a)
+    tl.store(out_ptr + r * 4 + 1, b)
+    tl.store(out_ptr + r * 4 + 2, c)
+    tl.store(out_ptr + r * 4 + 3, d)
+
+
+def test_64bit_offsets_are_two_counter_words():
+    # Triton (3.4 on): Philox 4x32 with the offset's high word as the second counter word
+    seed = 987654321
+    out = poisoned((32, 4), np.uint32)
+    for base in (5, 2**40 + 5):  # the first as int32 offsets would give
+        rng64_kernel[(1,)](out, seed, base, BLOCK=32)
+        ref = philox_reference(seed, base + np.arange(32, dtype=np.uint64))
+        np.testing.assert_array_equal(out, np.stack(ref, axis=1))
+
+
+@jit
+def philox64_kernel(out_ptr, seed, base, BLOCK: tl.constexpr):
+    c0 = (base + tl.arange(0, BLOCK).to(tl.int64)).to(tl.uint64, bitcast=True)
+    zero = c0 * 0
+    a, b, c, d = tl.philox(seed, c0, zero, zero, zero)
     r = tl.arange(0, BLOCK)
     tl.store(out_ptr + r * 4, a.to(tl.int64, bitcast=True))
     tl.store(out_ptr + r * 4 + 1, b.to(tl.int64, bitcast=True))
@@ -95,9 +119,9 @@ def rng64_kernel(out_ptr, seed, base, BLOCK: tl.constexpr):
     tl.store(out_ptr + r * 4 + 3, d.to(tl.int64, bitcast=True))
 
 
-def test_philox_64bit_offsets():
+def test_philox_on_64bit_counters():
     seed, base = 987654321, 2**40 + 5
     out = poisoned((16, 4), np.int64)
-    rng64_kernel[(1,)](out, seed, base, BLOCK=16)
+    philox64_kernel[(1,)](out, seed, base, BLOCK=16)
     want = [philox64_reference(seed, base + i) for i in range(16)]
     np.testing.assert_array_equal(out.view(np.uint64), np.array(want, dtype=np.uint64))

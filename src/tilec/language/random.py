@@ -1,7 +1,9 @@
-"""Counter-based random numbers (Philox 4x32-10, and 4x64 for 64-bit offsets), in tl.
+"""Counter-based random numbers (Philox 4x32-10; ``tl.philox`` also runs 4x64 on 64-bit
+counters), in tl.
 
-The rounds, constants, seed split and float conversion follow Triton's ``tl.random`` so that
-the same (seed, offset) gives bit-identical integers and uniform floats.
+The rounds, constants, seed split, offset split and float conversion follow Triton's
+``tl.random`` so that the same (seed, offset) gives bit-identical integers and uniform floats.
+A 64-bit offset is two 32-bit counter words, as in Triton since 3.4.
 """
 
 # mypy: ignore-errors
@@ -63,8 +65,15 @@ def philox(seed, c0, c1, c2, c3, n_rounds: constexpr = N_ROUNDS_DEFAULT):
 
 @library
 def randint4x(seed, offset, n_rounds: constexpr = N_ROUNDS_DEFAULT):
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    # as Triton (3.4 on): Philox 4x32 whatever the offset's width; a 64-bit offset's high
+    # word is the second counter word, so results are uint32 and match for small offsets
+    offset_lo = offset.to(tl.uint32)
+    zero = offset_lo * 0
+    if offset.dtype.primitive_bitwidth > 32:
+        offset_hi = (offset >> 32).to(tl.uint32)
+    else:
+        offset_hi = zero
+    return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
 
 
 @library
