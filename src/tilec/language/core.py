@@ -117,6 +117,39 @@ from .dtypes import dtype  # noqa: F401 - Triton's tl.core.dtype
 tensor_descriptor_base = tensor_descriptor
 
 
+class _NoSemantic:
+    """What a ``@tl.core.builtin`` function receives as ``_semantic``: tilec has no Triton
+    semantic object, so using it is refused by name."""
+
+    def __getattr__(self, name: str) -> Any:
+        from ..errors import UnsupportedFeature
+
+        raise UnsupportedFeature(
+            f"Triton's _semantic.{name} in a @tl.core.builtin function: tilec builds its IR "
+            "without Triton's semantic object; write the function in tl code under @jit"
+        )
+
+
+def builtin(fn: Any) -> Any:
+    """Triton's ``tl.core.builtin``: a Python function kernels call with their values (tensors
+    too), run while the kernel compiles. One taking ``_semantic`` gets an object that refuses
+    every use (tilec has no Triton semantic object)."""
+    import functools
+    import inspect
+
+    takes_semantic = "_semantic" in inspect.signature(fn).parameters
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if takes_semantic:
+            kwargs.setdefault("_semantic", _NoSemantic())
+        return fn(*args, **kwargs)
+
+    call.__tilec_takes_kernel_values__ = True  # type: ignore[attr-defined]
+    call.__triton_builtin__ = True  # type: ignore[attr-defined]
+    return call
+
+
 def must_use_result(fn: Any, note: str | bool = True) -> Any:
     """Mark a @jit or constexpr function whose result must be used, as Triton's decorator of
     the same name: a call standing alone as a statement is a compile error naming the call.
