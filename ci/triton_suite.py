@@ -3,13 +3,17 @@
     python ci/triton_suite.py PATH/TO/TRITON                   # CPU: TRITON_INTERPRET=1, -m interpreter
     python ci/triton_suite.py PATH/TO/TRITON --device cuda     # GPU: whole files
     python ci/triton_suite.py PATH/TO/TRITON --files test_core.py -k "bin_op" -n 2
+    python ci/triton_suite.py PATH/TO/TRITON --compiled               # CPU, bf16 cases too
+    python ci/triton_suite.py PATH/TO/TRITON --compiled --all-cases   # CPU, whole files
 
 ``import triton`` is pointed at tilec by a generated ``triton`` package (tilec.tools.triton_alias)
 on the test process's PYTHONPATH only, so the alias never reaches tilec's own tests; Triton's test
-helpers (``triton._internal_testing``) are read from the checkout, never copied here. Prints
-passed/failed/skipped per test function and writes a JSON summary (--json) and, beside it, the
-junit XML of every case. Arguments after
-``--`` go to pytest.
+helpers (``triton._internal_testing``, ``triton.tools.mxfp``) are read from the checkout, never
+copied here. A file that fails to import is counted as an error and the other files still run.
+``--compiled`` runs the CPU without ``TRITON_INTERPRET`` (the tests then take their compiled
+path, bf16 cases included); ``--all-cases`` drops the interpreter marker selection. Prints
+passed/failed/skipped per test function and per file and writes a JSON summary (--json) and,
+beside it, the junit XML of every case. Arguments after ``--`` go to pytest.
 """
 
 from __future__ import annotations
@@ -54,8 +58,11 @@ class Summary:
     device: str
     files: list[str]
     returncode: int
+    mode: str = "interpreter"  # or "compiled" (CPU without TRITON_INTERPRET), "cuda"
+    all_cases: bool = False
     totals: Counts = field(default_factory=Counts)
     functions: dict[str, Counts] = field(default_factory=dict)
+    per_file: dict[str, Counts] = field(default_factory=dict)
     # the first line of each failure's message (addresses and numbers kept), by count
     causes: dict[str, int] = field(default_factory=dict)
 
@@ -81,7 +88,8 @@ def pytest_command(args: argparse.Namespace, root: Path, junit: Path) -> list[st
     cmd += ["-c", str(root / "pytest.ini"), "--rootdir", str(root), f"--device={args.device}"]
     cmd += ["-p", "no:cacheprovider", "--tb=line", "-q", f"--junitxml={junit}"]
     cmd += [f"--timeout={args.timeout}", "-o", "junit_family=xunit2"]
-    if args.device == "cpu":
+    cmd += ["--continue-on-collection-errors"]  # a file that fails to import is one error
+    if args.device == "cpu" and not args.all_cases:
         cmd += ["-m", "interpreter"]
     if args.k:
         cmd += ["-k", args.k]
@@ -99,8 +107,11 @@ def outcome_of(case: ET.Element) -> str:
 
 def read_junit(junit: Path, summary: Summary) -> None:
     for case in ET.parse(junit).getroot().iter("testcase"):
-        module = case.get("classname", "").rsplit(".", 1)[-1]
-        function = re.sub(r"\[.*$", "", case.get("name", ""))
+        classname, name = case.get("classname", ""), case.get("name", "")
+        if not classname:  # a collection error: the case is named by the module's path
+            classname, name = name, "<import>"
+        module = classname.rsplit(".", 1)[-1]
+        function = re.sub(r"\[.*$", "", name)
         outcome = outcome_of(case)
         summary.totals.add(outcome)
         if outcome in ("failed", "error"):
@@ -109,6 +120,7 @@ def read_junit(junit: Path, summary: Summary) -> None:
             cause = text.splitlines()[0][:200] if text else "?"
             summary.causes[cause] = summary.causes.get(cause, 0) + 1
         summary.functions.setdefault(f"{module}.py::{function}", Counts()).add(outcome)
+        summary.per_file.setdefault(f"{module}.py", Counts()).add(outcome)
 
 
 def print_table(summary: Summary) -> None:
@@ -118,6 +130,10 @@ def print_table(summary: Summary) -> None:
         print(f"{name:<{width}}  {c.passed:>7} {c.failed:>7} {c.error:>6} {c.skipped:>7}")
     t = summary.totals
     print(f"{'total':<{width}}  {t.passed:>7} {t.failed:>7} {t.error:>6} {t.skipped:>7}")
+    if len(summary.per_file) > 1:
+        print(f"\n{'test file':<{width}}  {'passed':>7} {'failed':>7} {'error':>6} {'skipped':>7}")
+        for name, c in sorted(summary.per_file.items()):
+            print(f"{name:<{width}}  {c.passed:>7} {c.failed:>7} {c.error:>6} {c.skipped:>7}")
 
 
 def run(args: argparse.Namespace) -> Summary:
@@ -129,14 +145,15 @@ def run(args: argparse.Namespace) -> Summary:
         junit = folder / "junit.xml"
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
-        if args.device == "cpu":
+        if args.device == "cpu" and not args.compiled:
             env["TRITON_INTERPRET"] = "1"
         else:
             env.pop("TRITON_INTERPRET", None)
         cmd = pytest_command(args, root, junit)
         print("+", " ".join(cmd), flush=True)
         rc = subprocess.call(cmd, cwd=root, env=env)
-        summary = Summary(str(root), args.device, args.files or ["all"], rc)
+        mode = "cuda" if args.device == "cuda" else "compiled" if args.compiled else "interpreter"
+        summary = Summary(str(root), args.device, args.files or ["all"], rc, mode, args.all_cases)
         if junit.is_file():
             read_junit(junit, summary)
             # the per-case record (messages included) beside the summary, for triage
@@ -156,6 +173,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("-k", help="pytest -k expression")
     p.add_argument("-n", "--workers", type=int, default=0, help="pytest-xdist workers")
     p.add_argument("--timeout", type=int, default=120, help="seconds per test (pytest-timeout)")
+    p.add_argument(
+        "--compiled", action="store_true",
+        help="CPU: leave TRITON_INTERPRET unset (the tests' compiled path, bf16 cases too)",
+    )  # fmt: skip
+    p.add_argument(
+        "--all-cases", action="store_true", help="CPU: every case, not only interpreter-marked"
+    )
     p.add_argument("--json", type=Path, default=Path("triton-suite.json"))
     args = p.parse_args(argv)
     args.pytest_args = extra

@@ -97,3 +97,34 @@ def test_not_a_checkout_is_refused(tmp_path):
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert run.returncode != 0 and "is not a Triton checkout" in run.stderr
+
+
+def _run(checkout, tmp_path, *extra):
+    out = tmp_path / "summary.json"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "ci" / "triton_suite.py"), str(checkout), "--json", str(out),
+         *extra],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    return run, json.loads(out.read_text())
+
+
+def test_a_file_that_fails_to_import_is_one_error(checkout, tmp_path):
+    broken = checkout / "python/test/unit/language/test_broken.py"
+    broken.write_text("import triton\ntriton.no_such_name\n")
+    run, summary = _run(checkout, tmp_path)
+    assert summary["per_file"]["test_broken.py"] == {
+        "passed": 0, "failed": 0, "error": 1, "skipped": 0}  # fmt: skip
+    assert summary["per_file"]["test_sample.py"]["passed"] == 2  # the other file still ran
+    assert "test file" in run.stdout
+
+
+def test_compiled_mode_runs_every_case_without_the_interpreter_flag(checkout, tmp_path):
+    sample = checkout / "python/test/unit/language/test_sample.py"
+    sample.write_text(sample.read_text().replace(
+        'os.environ["TRITON_INTERPRET"] == "1"', '"TRITON_INTERPRET" not in os.environ'))
+    run, summary = _run(checkout, tmp_path, "--compiled", "--all-cases")
+    functions = summary["functions"]
+    assert functions["test_sample.py::test_alias"]["passed"] == 1, run.stdout + run.stderr
+    assert functions["test_sample.py::test_gpu_only"]["passed"] == 1  # unmarked cases run
+    assert (summary["mode"], summary["all_cases"]) == ("compiled", True)
