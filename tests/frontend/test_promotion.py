@@ -86,8 +86,9 @@ def k_unsigned_negative(u_ptr):
 def test_unsigned_with_negative_constant():
     with pytest.raises(TileTypeError) as info:
         build(k_unsigned_negative, "*u32")
-    assert info.value.message == (
-        "cannot combine an unsigned tensor with a negative constant; cast one of them explicitly"
+    assert info.value.message == (  # Triton's message
+        "Cannot perform a binary operation between an unsigned tensor and a negative scalar: "
+        "cast one of them explicitly"
     )
 
 
@@ -98,4 +99,15 @@ def k_out_of_range(p):
 def test_constant_out_of_range_for_narrow_int():
     with pytest.raises(TileTypeError) as info:
         build(k_out_of_range, "*i8")
-    assert info.value.message == "constant 300 is out of range for i8"
+    assert info.value.message == "Scalar 300 is out of range for type int8"  # Triton's message
+
+
+def k_wide_constant_shift(p):
+    tl.store(p, 0xFFFFFFC0 >> tl.load(p))
+
+
+def test_uint32_constant_with_int32_tensor_is_refused():
+    # as in Triton: the number takes the int32 tensor's type, which cannot hold it
+    with pytest.raises(TileTypeError) as info:
+        build(k_wide_constant_shift, "*i32")
+    assert info.value.message == "Scalar 4294967232 is out of range for type int32"

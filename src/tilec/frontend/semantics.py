@@ -287,11 +287,13 @@ def _convert(b: Builder, x: Any, is_scalar: bool, ret: ScalarType) -> Tensor:
         lo, hi = _int_range(ret)
         if ret.is_int_unsigned() and x < 0:
             raise TileTypeError(
-                "cannot combine an unsigned tensor with a negative constant; "
-                "cast one of them explicitly"
+                "Cannot perform a binary operation between an unsigned tensor and a negative "
+                "scalar: cast one of them explicitly"
             )
         if not lo <= x <= hi:
-            raise TileTypeError(f"constant {x} is out of range for {ret}")
+            # as in Triton: a number takes the tensor's type (0xFFFFFFC0 >> an int32 tensor
+            # is refused too); a cast of either operand says which type is meant
+            raise TileTypeError(f"Scalar {x} is out of range for type {ret.name}")
     return constant(b, x, ret)
 
 
