@@ -111,3 +111,27 @@ def test_uint32_constant_with_int32_tensor_is_refused():
     with pytest.raises(TileTypeError) as info:
         build(k_wide_constant_shift, "*i32")
     assert info.value.message == "Scalar 4294967232 is out of range for type int32"
+
+
+def k_where_int_condition(p):
+    x = tl.load(p + tl.arange(0, 8))
+    tl.store(p + tl.arange(0, 8), tl.where(x, x, x + 1))
+
+
+def k_where_bool_condition(p):
+    x = tl.load(p + tl.arange(0, 8))
+    tl.store(p + tl.arange(0, 8), tl.where(x != 0, x, x + 1))
+
+
+def test_where_warns_on_a_non_boolean_condition():
+    # as Triton: a deprecation warning (the condition still means != 0)
+    with pytest.warns(UserWarning, match=r"non-boolean condition \(int32\)"):
+        build(k_where_int_condition, "*i32")
+
+
+def test_where_with_a_boolean_condition_does_not_warn():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        build(k_where_bool_condition, "*i32")

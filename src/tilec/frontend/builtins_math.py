@@ -8,6 +8,7 @@ takes them, e.g. ``abs`` or ``umulhi``) and broadcast, then one MathOp is emitte
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import Any
 
 from ..errors import TileTypeError
@@ -24,6 +25,16 @@ from .values import Tensor, unwrap
 @builtin(member=True)
 def where(ctx: Any, condition: Any, x: Any, y: Any) -> Tensor:
     """Elementwise ``x`` where ``condition`` else ``y``."""
+    c = unwrap(condition)
+    kind = c.dtype if isinstance(c, Tensor) else S.python_type(c) if S.is_number(c) else None
+    if kind is not None and kind != T.int1:
+        # Triton warns (a future release refuses); the condition still means != 0
+        warnings.warn(
+            f"tl.where with a non-boolean condition ({kind.name}) is deprecated in Triton and "
+            "will be an error in a future release; compare it with 0 instead",
+            UserWarning,
+            stacklevel=2,
+        )
     return arith.where(ctx.b, condition, x, y)
 
 
