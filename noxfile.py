@@ -96,6 +96,13 @@ def cross(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def core(session: nox.Session) -> None:
+    """The launcher's C core tests, native and the Windows build under wine (needs mingw-w64 and
+    wine: apt-get install gcc-mingw-w64-x86-64 wine wine64)."""
+    task(session, "core")
+
+
+@nox.session(default=False)
 def wheels(session: nox.Session) -> None:
     """cibuildwheel for this OS into wheelhouse/ (Linux needs Docker or Podman)."""
     install(session, "cibuildwheel>=3")

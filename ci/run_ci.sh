@@ -19,6 +19,13 @@ if [ "$(uname -sm)" = "Linux x86_64" ]; then
   chmod +x "$tools/nvidia/cuda_nvcc/bin/ptxas"
   export TILEC_TEST_EXTRA_PTXAS="$tools/nvidia/cuda_nvcc/bin/ptxas"
 fi
+# mingw-w64 and wine, so tests/packaging/test_c_core.py also runs the Windows build of the
+# launcher's C core (best effort: without them that test is skipped, naming what is missing)
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! command -v wine >/dev/null; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends gcc-mingw-w64-x86-64 wine wine64 >/dev/null) ||
+    echo "ci: could not install mingw-w64 and wine; the Windows C core test will be skipped" >&2
+fi
 # The README's test command, verbatim:
 set +e
 pip install ".[test]" && python -m pytest

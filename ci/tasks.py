@@ -102,6 +102,11 @@ def cross(args: Sequence[str]) -> None:
     run(PY, "ci/cross.py", *args)
 
 
+def core(args: Sequence[str]) -> None:
+    """The C core's own tests: native, and the Windows build (mingw-w64) under wine."""
+    run(PY, "ci/core_test.py", *args)
+
+
 def wheels(args: Sequence[str]) -> None:
     """cibuildwheel for this OS (Linux needs Docker or Podman) into wheelhouse/."""
     run(PY, "-m", "cibuildwheel", "--output-dir", "wheelhouse", *args, ".")
@@ -117,6 +122,7 @@ TASKS: dict[str, Callable[[Sequence[str]], None]] = {
     "build": build,
     "ci_config": ci_config,
     "cross": cross,
+    "core": core,
     "wheels": wheels,
 }
 

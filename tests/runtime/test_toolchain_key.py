@@ -70,9 +70,7 @@ def test_the_cpu_key_ignores_the_cuda_tools(monkeypatch, fresh_tools):
     assert compiler.cache_key(scale, _specs(), *where) == before
 
 
-@pytest.mark.skipif(
-    not toolchain.assemblers(), reason="needs a PTX assembler (ptxas or nvJitLink)"
-)
+@pytest.mark.skipif(not toolchain.assemblers(), reason="needs a PTX assembler (ptxas or nvJitLink)")
 def test_a_ptx_only_entry_is_not_reused_once_an_assembler_is_found(
     monkeypatch, tmp_path, fresh_tools
 ):

@@ -118,4 +118,3 @@ def test_shift_by_an_amount_past_32_bits() -> None:
     shift_by_double_bits[(4,)](out)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(out.cpu().numpy(), [3, 0, 0, 0])  # amounts 0, 2**62 ...
-

@@ -34,7 +34,9 @@ def test_narrow_stores_take_registers_of_their_width(arch: str) -> None:
     sig = "*u64, *fp64, *i8, *u8, BLOCK=256"
     ptx = tilec.compile(double_bits_to_bytes, sig, target=Target("cuda", arch)).asm["ptx"]
     assert isinstance(ptx, str)
-    stores = re.findall(r"^\s*(?:@!?%p\d+\s+)?st\.global\S*\.b(\d+)\s+\[[^\]]*\], (%\w+);", ptx, re.M)
+    stores = re.findall(
+        r"^\s*(?:@!?%p\d+\s+)?st\.global\S*\.b(\d+)\s+\[[^\]]*\], (%\w+);", ptx, re.M
+    )
     assert stores and all(bits == "8" and reg.startswith("%rs") for bits, reg in stores), stores
     assert "cvt.u16.u64" in ptx
 
@@ -47,4 +49,3 @@ def test_64_bit_shift_amounts_are_clamped_before_narrowing(arch: str) -> None:
     assert clamp, ptx
     narrow = re.search(rf"cvt\.u32\.u64\s+(%r\d+), {clamp.group(1)};", ptx)
     assert narrow and re.search(rf"shr\.u64\s+%rd\d+, %rd\d+, {narrow.group(1)};", ptx), ptx
-

@@ -45,7 +45,9 @@ def _int_width(t: ir.Type) -> int:
     return t.width if isinstance(t, ir.IntType) else 0
 
 
-def _shift64(b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value) -> ir.Value:
+def _shift64(
+    b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value
+) -> ir.Value:
     """A 64-bit shift by a variable amount as PTX's own clamping shift (amounts >= 64 give 0, or
     the sign fill), the semantics S.shift spells in LLVM IR. NVPTX folds that spelling's
     ``select(y > 63, 0, lshr(x, y))`` back into ``shr.u64`` and narrows the amount to 32 bits, so
