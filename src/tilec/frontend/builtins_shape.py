@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConstexprError, TileTypeError
+from ..ir import types as T
 from ..ir.types import Element, PointerType, ScalarType, TileType
+from . import fp8
 from . import semantics as S
 from .builtin import builtin
 from .values import Tensor, unwrap
@@ -102,8 +104,10 @@ def arange(ctx: Any, start: Any, end: Any) -> Tensor:
 def full(ctx: Any, shape: Any, value: Any, dtype: Any) -> Tensor:
     """A tile of ``shape`` filled with ``value`` converted to ``dtype``."""
     dims = shape_arg(shape)
-    dt = dtype_arg(dtype)
+    dt = dtype_arg(dtype, any_fp8=True)
     value = unwrap(value)
+    if dt in fp8.FORMATS:  # fp8 values are bit patterns: the value is encoded from fp32
+        return S.cast(ctx.b, full.impl(ctx, dims, value, T.float32), dt)
     if isinstance(value, Tensor):
         if value.shape:
             raise TileTypeError("full's value must be a scalar")
