@@ -5,6 +5,7 @@ before it shows on a GPU."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import re
 import sys
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from support.build import spec
 
 
+@functools.cache  # several tests read the same kernel (seconds of LLVM each); none changes it
 def compile_matmul(block, warps: int, stages: int, arch: str = "sm_80", dtype: str = "fp16"):  # type: ignore[no-untyped-def]
     """The tutorial matmul with every integer argument a multiple of 16 and unit strides as
     constexpr 1, as the runtime specializes a contiguous fp16 matmul."""

@@ -9,6 +9,7 @@ Triton's own kernel takes 61 and 118 (whole-program) at these sizes.
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from pathlib import Path
@@ -46,6 +47,7 @@ def softmax_kernel(  # type: ignore[no-untyped-def]
         tl.store(output_ptrs, softmax_output, mask=mask)
 
 
+@functools.cache  # three tests read each block size's PTX (seconds of LLVM each)
 def _ptx(block: int) -> str:
     """The kernel for n_cols up to ``block``: num_warps=8 and num_stages=4 as the tutorial
     picks them on an H100/H200; every i32 divisible by 16, as torch's strides and sizes are."""
