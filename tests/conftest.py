@@ -1,0 +1,30 @@
+"""Settings for the whole suite: the longest tests are started first.
+
+The suite runs on every core (pytest-xdist: ``-n auto`` in pyproject.toml). A test that takes
+tens of seconds and starts last keeps one worker busy after the others have run out of work;
+started first, the short tests fill the other workers around it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+# Node-id prefixes, in the order they start: the tests that took longest on a 2-core machine.
+# An entry that no longer matches only changes the order; every collected test still runs.
+FIRST = (
+    "tests/compat_inductor/test_inductor_cpu.py",
+    "tests/robustness/test_process_survives.py::test_odd_kernels_compile",
+    "tests/backends/cpu/test_fork_while_compiling.py",
+    "tests/backends/cpu/test_no_runtime_helpers.py",
+    "tests/robustness/test_process_survives.py",
+    "tests/docs/test_tutorials.py",
+    "tests/backends/cuda/test_matmul_k_loop.py",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    return next((i for i, prefix in enumerate(FIRST) if item.nodeid.startswith(prefix)), len(FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=_rank)  # stable: the rest keep pytest's order
