@@ -29,7 +29,10 @@ _ALLOWED = re.compile(
     r"|llvm\.assume|vprintf|__assertfail|__nv_[a-z0-9_]+"
 )
 _DECLARE = re.compile(r'^declare [^@]*@"?([\w.$]+)"?\(', re.M)
-_NEEDS_AFN = re.compile(r"call (?![^@]*\bafn\b)[^@]*@\"?llvm\.(sin|cos|tanh)\.")
+# a call of llvm.sin/cos/tanh: its flags are group 1 (one line; a call that spans lines, as the
+# old pattern allowed, scanned to the next "@" from every inline-asm call, quadratic in big kernels)
+_TRIG_CALL = re.compile(r'call ([^@\n]*)@"?llvm\.(?:sin|cos|tanh)\.')
+_AFN = re.compile(r"\bafn\b")
 
 
 # intrinsics that select only from some architecture on (tanh.approx.f32 needs sm_75)
@@ -44,13 +47,17 @@ _MIN_ARCH.update(
 
 def check_callees(llir: str, arch: int = 80) -> None:
     """Refuse any declared function LLVM might fail to select (it would abort Python)."""
-    for name in _DECLARE.findall(llir):
+    names = _DECLARE.findall(llir)
+    for name in names:
         if not _ALLOWED.fullmatch(name) or arch < _MIN_ARCH.get(name, 0):
             raise LoweringError(
                 f"refusing to hand LLVM an unvetted callee @{name} (it could abort)"
             )
-    if _NEEDS_AFN.search(llir):
-        raise LoweringError("llvm.sin/cos/tanh without afn cannot be selected for NVPTX")
+    if not any(n.startswith(("llvm.sin.", "llvm.cos.", "llvm.tanh.")) for n in names):
+        return
+    for call in _TRIG_CALL.finditer(llir):
+        if not _AFN.search(call.group(1)):
+            raise LoweringError("llvm.sin/cos/tanh without afn cannot be selected for NVPTX")
 
 
 @cache
