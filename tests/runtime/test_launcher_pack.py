@@ -163,3 +163,20 @@ def test_every_parameter_type_reaches_the_kernel(echo, native):
         f,
     ]
     np.testing.assert_array_equal(out, np.array(want))
+
+
+@pytest.mark.parametrize(("name", "code"), [("bf16", b"E"), ("fp16", b"e")])
+def test_the_cuda_ctypes_path_rounds_as_the_launcher(name: str, code: bytes) -> None:
+    """The CUDA driver's ctypes launch (no native launcher) packs 16-bit floats as the launcher
+    does: rounded once from the double. bf16 went through fp32 first, so 1 + 2**-8 + 2**-30
+    (just above a bf16 tie) became the tie in fp32 and rounded down to 1.0."""
+    from tilec.backends.cuda.driver import pack_argument
+    from tilec.ir import types as T
+    from tilec.ir.argspec import scalar_arg
+
+    spec = scalar_arg("x", T.BY_NAME[name])
+    values = [*random_doubles(np.random.default_rng(7), 300), 1 + 2**-8 + 2**-30, math.nan]
+    got = [pack_argument(spec, v).value for v in values]
+    assert got == [int(s) for s in pack(code * len(values), tuple(values), native=False)]
+    if name == "bf16":
+        assert pack_argument(spec, 1 + 2**-8 + 2**-30).value == 0x3F81

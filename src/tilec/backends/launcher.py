@@ -20,6 +20,7 @@ from .. import config
 from ..errors import LaunchError
 from ..ir import types as T
 from .fallback_grid import GridRun
+from .float_bits import round_float_bits
 
 Dims = tuple[int, int, int]
 
@@ -66,28 +67,6 @@ def arg_codes(types: Iterable[T.Type | None]) -> bytes:
 
 
 # --- the pure-Python fallback --------------------------------------------------------------
-
-
-def round_float_bits(value: float, ebits: int, mbits: int) -> int:
-    """``value`` rounded to nearest-even in a binary format (the C core's tl_round_float)."""
-    bits = struct.unpack("<Q", struct.pack("<d", value))[0]
-    sign = (bits >> 63) << (ebits + mbits)
-    exp, man = (bits >> 52) & 0x7FF, bits & ((1 << 52) - 1)
-    inf = ((1 << ebits) - 1) << mbits
-    if exp == 0x7FF:
-        return sign | inf | ((1 << (mbits - 1)) if man else 0)
-    if exp == 0:
-        return sign
-    e = exp - 1023 + (1 << (ebits - 1)) - 1
-    shift = 52 - mbits + (0 if e >= 1 else 1 - e)
-    if shift > 60:
-        return sign
-    full = (1 << 52) | man
-    q, rem, half = full >> shift, full & ((1 << shift) - 1), 1 << (shift - 1)
-    if rem > half or (rem == half and q & 1):
-        q += 1
-    magnitude = ((e - 1) << mbits) + q if e >= 1 else q
-    return sign | min(magnitude, inf)
 
 
 def _slot(code: str, value: Any, index: int) -> int:

@@ -229,7 +229,7 @@ def f64_to_f32_odd(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def f32_to_bf16_bits(b: ir.IRBuilder, x: ir.Value, rounding: str = "rtne") -> ir.Value:
     """fp32 → bf16 bits (i16): nearest-even or toward zero; a NaN stays a NaN (made quiet).
-    The IR twin of :func:`types.f32_to_bf16_bits`."""
+    The IR twin of :func:`tilec.backends.float_bits.f32_to_bf16_bits`."""
     bits = b.bitcast(x, T.i32)
     if rounding == "rtz":  # dropping the low half: the largest finite fp32 stays finite
         rounded = b.lshr(bits, ir.Constant(T.i32, 16))

@@ -11,6 +11,7 @@ import struct
 from llvmlite import ir
 
 from ...ir.types import Element, PointerType, ScalarType
+from ..float_bits import f32_to_bf16_bits
 
 
 class BFloatType(ir.types._BaseFloatType):  # type: ignore[misc, name-defined]
@@ -39,14 +40,6 @@ f32 = ir.FloatType()
 f64 = ir.DoubleType()
 ptr = ir.PointerType()
 void = ir.VoidType()
-
-
-def f32_to_bf16_bits(value: float) -> int:
-    """Round an fp32 value to bf16 (nearest-even, NaN kept quiet) and return its 16 bits."""
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
-    if (bits & 0x7FFFFFFF) > 0x7F800000:
-        return (bits >> 16) | 0x40
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
 
 
 def bit_width(t: ir.Type) -> int:
