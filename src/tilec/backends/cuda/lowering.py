@@ -18,7 +18,7 @@ from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
 from . import intrinsics as intr
-from . import register_budget, rematerialize
+from . import register_budget, rematerialize, thread_index
 from .axis_info import AxisAnalysis
 from .contiguous_pointers import rebase
 from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
@@ -26,6 +26,7 @@ from .layout_assign import LayoutPlan
 from .mma import SharedOperand
 from .mma_pins import mma_pins
 from .pipeline import LoopPipeline, plan
+from .thread_index import Index, Terms, ThreadPart
 from .tile import Key, Lowered, Rule, Tile
 from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
 
@@ -74,6 +75,8 @@ class Lowering:
         self.held_copies: dict[Block, Callable[[], None]] = {}
         self._smem: ir.GlobalVariable | None = None
         self._tid_cache: dict[DimMap, ir.Value] = {}
+        self._part_cache: dict[ThreadPart, ir.Value] = {}
+        self._terms_cache: dict[Terms, ir.Value] = {}
         self._strings = 0
         fnty = ir.FunctionType(ir.VoidType(), [param_type(s) for s in func.specs])
         self.fn = ir.Function(module, fnty, func.sym_name)
@@ -181,6 +184,9 @@ class Lowering:
 
     def coord(self, layout: Layout, shape: tuple[int, ...], key: Key) -> list[ir.Value]:
         """The element coordinates of one register, as i32 values."""
+        exact = thread_index.coords(layout, shape, key)
+        if exact is not None:  # thread part (computed once) + a constant
+            return [self.index_value(c) for c in exact]
         out = []
         for dm, n, i in zip(layout.dim_maps(), shape, key):
             off = dm.offset(i, n)
@@ -194,6 +200,43 @@ class Lowering:
             )
             out.append(self.b.urem(self.b.add(t, _c(off)), _c(n)))
         return out
+
+    def part_value(self, part: ThreadPart) -> ir.Value:
+        """One dimension's thread part of a coordinate (thread_index.py), in the prologue."""
+        got = self._part_cache.get(part)
+        if got is None:
+            p, dm = self.prologue, part.dm
+            got = self.thread_index(dm)
+            if dm.spt > 1:
+                got = p.mul(got, _c(dm.spt))
+            if part.wraps:
+                got = p.urem(got, _c(part.n))
+            self._part_cache[part] = got
+        return got
+
+    def terms_value(self, terms: Terms) -> ir.Value | None:
+        """The thread-dependent terms of an Index, computed once in the prologue."""
+        if not terms:
+            return None
+        got = self._terms_cache.get(terms)
+        if got is None:
+            p = self.prologue
+            for part, k in terms:
+                x = self.part_value(part)
+                if k == -1:
+                    got = p.sub(got, x) if got is not None else p.sub(_c(0), x)
+                    continue
+                x = p.mul(x, _c(k)) if k != 1 else x
+                got = p.add(got, x) if got is not None else x
+            assert got is not None
+            self._terms_cache[terms] = got
+        return got
+
+    def index_value(self, idx: Index) -> ir.Value:
+        t = self.terms_value(idx.terms)
+        if t is None:
+            return _c(idx.const)
+        return self.b.add(t, _c(idx.const)) if idx.const else t
 
     def owner_mask(self, layout: Layout, shape: tuple[int, ...]) -> ir.Value | None:
         """True in the one thread that owns each of its elements (layouts may replicate data
@@ -217,13 +260,19 @@ class Lowering:
         tid = self.prologue.or_(self.lane, self.prologue.shl(self.warp, _c(5)))
         return self.prologue.icmp_unsigned("==", tid, _c(0))
 
-    def linear(self, coords: list[ir.Value], shape: tuple[int, ...]) -> ir.Value:
-        idx: ir.Value = _c(0)
+    def linear(self, coords: list, shape: tuple[int, ...]) -> ir.Value | Index:  # type: ignore[type-arg]
+        """The row-major index of ``coords`` in ``shape``: an Index when the coordinates are
+        Indices (or ints), else an i32 value."""
+        if all(isinstance(c, (Index, int)) for c in coords):
+            return thread_index.linear(coords, shape)
+        idx: ir.Value | None = None
         stride = 1
         for c, n in reversed(list(zip(coords, shape))):
-            idx = self.b.add(idx, self.b.mul(c, _c(stride)) if stride != 1 else c)
+            c = _c(c) if isinstance(c, int) else c
+            term = self.b.mul(c, _c(stride)) if stride != 1 else c
+            idx = self.b.add(idx, term) if idx is not None else term
             stride *= n
-        return idx
+        return idx if idx is not None else _c(0)
 
     # -- shared memory and conversions -------------------------------------------------------
     def smem(self, nbytes: int) -> ir.Value:
@@ -295,26 +344,25 @@ class Lowering:
         pad = max(1, 4 // nbytes)
         size = total + ((total - 1) >> shift) * pad + pad
         base = self.smem(size * nbytes)
-
-        def padded(i: ir.Value) -> ir.Value:
-            rows = self.b.lshr(i, _c(shift))
-            return self.b.add(i, self.b.mul(rows, _c(pad)) if pad > 1 else rows)
-
+        padding = _Padding(self, base, store_ty, shift, pad)
         self.barrier()
         start = 0
         for t in tiles:
             for key, reg in t.regs.items():
-                idx = self.linear(self.coord(t.layout, t.shape, key), t.shape)
+                exact = thread_index.coords(t.layout, t.shape, key)
+                idx = self.linear(exact or self.coord(t.layout, t.shape, key), t.shape)
                 if start:
-                    idx = self.b.add(idx, _c(start))
+                    idx = idx + start if isinstance(idx, Index) else self.b.add(idx, _c(start))
                 val = self.b.zext(reg, I8) if store_ty is not elem_ty else reg
-                self.b.store(val, self.smem_ptr(base, padded(idx), store_ty))
+                self.b.store(val, padding.address(idx))
             start += _numel(t.shape)
         self.barrier()
         regs = {}
         for key in self.keys(layout, shape):
-            idx = padded(source_index(self.coord(layout, shape, key)))
-            val = self.b.load(self.smem_ptr(base, idx, store_ty), typ=store_ty)
+            exact = thread_index.coords(layout, shape, key)
+            coords = exact if exact is not None else self.coord(layout, shape, key)
+            ptr = padding.address(source_index(coords))  # type: ignore[arg-type]
+            val = self.b.load(ptr, typ=store_ty)
             regs[key] = self.b.trunc(val, elem_ty) if store_ty is not elem_ty else val
         return Tile(layout, shape, regs)
 
@@ -327,6 +375,41 @@ class Lowering:
         g.global_constant = True
         g.initializer = ir.Constant(ty, data)
         return self.b.addrspacecast(g, ir.PointerType())
+
+
+class _Padding:
+    """Addresses in a conversion buffer that has ``pad`` elements after every ``2**shift``.
+
+    An Index whose thread part never carries into the padded bits (in any thread) is addressed
+    from a per-thread base plus a constant; other indices compute the padding per register."""
+
+    def __init__(self, L: Lowering, base: ir.Value, elem: ir.Type, shift: int, pad: int) -> None:
+        self.L, self.base, self.elem, self.shift, self.pad = L, base, elem, shift, pad
+        self.bases: dict[Terms, ir.Value] = {}
+
+    def _padded(self, b: ir.IRBuilder, i: ir.Value) -> ir.Value:
+        rows = b.lshr(i, _c(self.shift))
+        return b.add(i, b.mul(rows, _c(self.pad)) if self.pad > 1 else rows)
+
+    def address(self, idx: ir.Value | Index) -> ir.Value:
+        L, b = self.L, self.L.b
+        if isinstance(idx, Index) and idx.const >= 0:
+            low = thread_index.low_bits_max(idx.terms, L.num_warps, self.shift)
+            if low is not None and low + (idx.const & ((1 << self.shift) - 1)) < 1 << self.shift:
+                start = self.bases.get(idx.terms)
+                if start is None:
+                    t = L.terms_value(idx.terms)
+                    start = (
+                        b.gep(self.base, [self._padded(L.prologue, t)], source_etype=self.elem)
+                        if t is not None
+                        else self.base
+                    )
+                    self.bases[idx.terms] = start
+                c = idx.const + self.pad * (idx.const >> self.shift)
+                return b.gep(start, [_c(c)], source_etype=self.elem) if c else start
+        if isinstance(idx, Index):
+            idx = L.index_value(idx)
+        return b.gep(self.base, [self._padded(b, idx)], source_etype=self.elem)
 
 
 def _c(v: int) -> ir.Constant:

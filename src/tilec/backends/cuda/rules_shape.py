@@ -13,6 +13,7 @@ from ...ir.core import Op, Value
 from ...ir.types import TileType
 from .layout import Blocked, DimMap
 from .lowering import Lowering, Rule
+from .thread_index import Index
 from .types import I32
 
 
@@ -32,8 +33,8 @@ def _trans(L: Lowering, op: Op) -> None:
     src = L.tile(op.operands[0])
     perm = op.perm
 
-    def index(c: list[ir.Value]) -> ir.Value:
-        coords: list[ir.Value] = [ir.Constant(I32, 0)] * len(perm)
+    def index(c: list) -> ir.Value | Index:  # type: ignore[type-arg]
+        coords: list = [0] * len(perm)  # type: ignore[type-arg]
         for i, p in enumerate(perm):
             coords[p] = c[i]
         return L.linear(coords, src.shape)
@@ -43,13 +44,9 @@ def _trans(L: Lowering, op: Op) -> None:
 
 def _join(L: Lowering, op: Op) -> None:
     a, b = (L.tile(v) for v in op.operands)
-    numel = 1
-    for d in a.shape:
-        numel *= d
 
-    def index(c: list[ir.Value]) -> ir.Value:
-        inner = L.linear(c[:-1], a.shape)
-        return L.b.add(inner, L.b.mul(c[-1], ir.Constant(I32, numel)))
+    def index(c: list) -> ir.Value | Index:  # type: ignore[type-arg]
+        return L.linear([c[-1], *c[:-1]], (2, *a.shape))  # tile c[-1], element c[:-1]
 
     L.set(op.result, L.remap([a, b], L.want(op.result), _shape(op.result), index))
 
@@ -64,8 +61,8 @@ def _split(L: Lowering, op: Op) -> None:
     for half, result in enumerate(op.results):
         out = _shape(result)
 
-        def index(c: list[ir.Value], half: int = half) -> ir.Value:
-            return L.linear([*c, ir.Constant(I32, half)], src.shape)
+        def index(c: list, half: int = half) -> ir.Value | Index:  # type: ignore[type-arg]
+            return L.linear([*c, half], src.shape)
 
         L.set(result, L.remap([src], L.want(result), out, index))
 
@@ -81,9 +78,12 @@ def _flip(L: Lowering, op: Op) -> None:
     src = L.tile(op.operands[0])
     n = src.shape[op.axis]
 
-    def index(c: list[ir.Value]) -> ir.Value:
+    def index(c: list) -> ir.Value | Index:  # type: ignore[type-arg]
         coords = list(c)
-        coords[op.axis] = L.b.sub(ir.Constant(I32, n - 1), c[op.axis])
+        x = c[op.axis]
+        coords[op.axis] = (
+            (n - 1) - x if isinstance(x, Index) else L.b.sub(ir.Constant(I32, n - 1), x)
+        )
         return L.linear(coords, src.shape)
 
     L.set(op.result, L.remap([src], L.want(op.result), src.shape, index))
