@@ -175,6 +175,18 @@ def linux_amd_mi300_radeon() -> FakeSystem:
     )
 
 
+def linux_intel_arc() -> FakeSystem:
+    dev = "/sys/bus/pci/devices/0000:03:00.0"
+    return FakeSystem(
+        files={
+            "/etc/os-release": UBUNTU,
+            f"{dev}/vendor": "0x8086\n",
+            f"{dev}/class": "0x030000\n",
+            f"{dev}/device": "0x56a0\n",  # Arc A770
+        }
+    )
+
+
 def container_without_gpu() -> FakeSystem:
     return FakeSystem(
         files={"/etc/os-release": UBUNTU, "/.dockerenv": "", "/proc/1/cgroup": "0::/\n"},

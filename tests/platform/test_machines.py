@@ -55,6 +55,10 @@ CASES = {
         machines.linux_amd_mi300_radeon, Status.WARN, "cpu", "znver4", "gpu.amd",
         "kernels run on the CPU backend",
     ),
+    "linux-intel-arc": Expect(
+        machines.linux_intel_arc, Status.WARN, "cpu", "znver4", "gpu.intel",
+        "intel-xpu-backend-for-triton",
+    ),
     "container-without-gpu": Expect(
         machines.container_without_gpu, Status.WARN, "cpu", "znver4", "system.container_gpu",
         "docker run --gpus all",
