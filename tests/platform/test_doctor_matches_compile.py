@@ -85,3 +85,24 @@ def _compile(arch: str):
     # (taken once per process) does not see
     with config.override(cache_enabled=False):
         return tilec.compile(add, "*fp32:16, *fp32:16, i32, BLOCK=128", target=f"cuda:{arch}")
+
+
+REJECTED = [a for a in load_policy().architectures if a.level is Level.UNSUPPORTED]
+
+
+@pytest.mark.parametrize("arch", REJECTED, ids=lambda a: a.arch)
+def test_what_the_doctor_rejects_the_compiler_refuses_for_the_same_reason(arch) -> None:
+    from tilec.errors import TilecError
+
+    major, minor = (int(p) for p in arch.cc.split("."))
+    sys = machines.linux_nvidia("580.65.06", 13000, CudaDevice("GPU", major, minor, 1 << 34))
+    report = select_backend(gather(sys))
+    assert report.backend == "cpu" and report.finding is not None
+    assert report.finding.check == "nvidia.compute_capability"
+    reason = f"needs {load_policy().min_supported_cc} or newer"
+    assert reason in report.finding.summary and arch.cc in report.finding.summary
+    with pytest.raises(TilecError) as refused:
+        _compile(arch.arch)
+    message = str(refused.value)
+    assert f"compute capability {arch.cc}" in message
+    assert f"needs compute capability {load_policy().min_supported_cc} or newer" in message
