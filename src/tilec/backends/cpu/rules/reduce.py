@@ -72,6 +72,8 @@ def _select_minmax(block: Block) -> Combine | None:
     """``where(a > b, a, b)`` on integers, ``where(a > b or a != a, a, b)`` on floats (Inductor's
     ``triton_helpers.maximum``; ``<`` for minimum): max (min) with NaN propagated. They differ
     from it only in which zero a tie of +0 and -0 keeps, which a reduction leaves open."""
+    if len(block.ops) < 2:  # a combine that yields an argument: no select to read
+        return None
     *body, select, term = block.ops
     if not (isinstance(select, O.SelectOp) and list(term.operands) == [select.result]):
         return None
