@@ -23,7 +23,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UnsupportedFeature, UsageError
+from .errors import UnsupportedFeature, UsageError
 
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import UnsupportedFeature
 from ..source import SourceLoc
-from .source_text import source_lines
+from ..source_text import source_lines
 
 
 @dataclass(frozen=True)

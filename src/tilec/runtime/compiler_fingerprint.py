@@ -14,9 +14,14 @@ import os
 # Subpackages of tilec whose code decides what a kernel compiles to (platform: the CUDA
 # toolchain search picks libdevice and the assembler).
 COMPILER_PACKAGES = ("language", "frontend", "ir", "passes", "backends", "platform")
-# Modules of the runtime that shape the compiled artifact (the pipeline, the ArgSpecs and the
-# written-parameter analysis kept in its metadata).
-COMPILER_MODULES = ("runtime/compiler.py", "runtime/specialize.py", "runtime/written_params.py")
+# Modules outside them that shape the compiled artifact: the runtime's pipeline, ArgSpecs and
+# written-parameter analysis kept in its metadata, and the kernel source text the frontend parses.
+COMPILER_MODULES = (
+    "runtime/compiler.py",
+    "runtime/specialize.py",
+    "runtime/written_params.py",
+    "source_text.py",
+)
 
 
 def _sources(root: str) -> list[str]:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..source_text import supplied
 from .compiler_fingerprint import COMPILER_PACKAGES
 
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
@@ -81,9 +82,6 @@ def _last_line(code: types.CodeType) -> int:
 def _source(fn: Callable[..., Any]) -> str:
     """The lines of ``fn``'s definition, decorators to its last line of code, from linecache:
     inspect.getsource would tokenize the block (~5 ms of a warm-cache first call)."""
-    # tilec.frontend's __init__ loads the whole frontend: only when a source is read
-    from ..frontend.source_text import supplied
-
     given = supplied(fn)  # text from exec or _unsafe_update_src is what compiles
     if given is not None:
         return given.text

@@ -19,6 +19,7 @@ from .. import config as _config
 from ..backends import registry
 from ..backends.target import Target
 from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
+from ..source_text import def_text, recover_exec_source, with_text
 from . import checked_kernel, compiler, descriptor_args, fingerprint, kernel, specialize
 from .binder import (
     MISSING,
@@ -84,9 +85,6 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         self.params = parameters_of(fn, do_not_specialize)
         self.fn = fn
         if fn.__code__.co_filename.startswith("<"):  # decorated inside exec(text)?
-            # tilec.frontend's __init__ loads the whole frontend: only when needed
-            from ..frontend.source_text import recover_exec_source
-
             recover_exec_source(fn)
         self.__name__: str = fn.__name__
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
@@ -134,17 +132,11 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
     @property
     def src(self) -> str:
         """Triton's ``src``: the dedented text from ``def`` on, without decorators."""
-        # tilec.frontend's __init__ loads the whole frontend: only when needed
-        from ..frontend.source_text import def_text
-
         return def_text(self.fn)
 
     def _unsafe_update_src(self, new_src: str) -> None:
         """Triton's hook: compile ``new_src`` (one ``def``, same parameters) from now on. As in
         Triton, kernels that call this one keep their fingerprint until their own changes."""
-        # tilec.frontend's __init__ loads the whole frontend: only when needed
-        from ..frontend.source_text import with_text
-
         self.fn = with_text(self.fn, new_src)
         self._cache_key = None
         self._tables.clear()
