@@ -60,6 +60,7 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
         stages = stages - 1 if stages is not None and stages > 2 else None
         module, lowering = _lower(func, arch, options, stages, private)
     text = str(module)
+    _dismantle(module)
     threads = options.num_warps * WARP_SIZE
     attrs = f' "nvvm.maxntid"="{threads}"'
     if options.maxnreg:
@@ -76,6 +77,21 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
             "could not find the kernel definition in the generated LLVM IR", ir=text
         )
     return text, lowering
+
+
+def _dismantle(module: ir.Module) -> None:
+    """Break the reference cycles of a printed module (instructions and their blocks, phis and
+    the values of a loop) so that reference counting frees it at once: left to the cyclic
+    collector, the tens of thousands of objects of a big kernel cost a full collection later."""
+    for fn in module.functions:
+        for block in fn.blocks:
+            for inst in block.instructions:
+                if isinstance(inst, ir.PhiInstr):
+                    inst.incomings.clear()
+            block.instructions.clear()
+            block.terminator = None
+        fn.blocks.clear()
+    module.globals.clear()
 
 
 def _lower(
