@@ -12,11 +12,13 @@ import pytest
 # Node-id prefixes, in the order they start: the tests that took longest on a 2-core machine.
 # An entry that no longer matches only changes the order; every collected test still runs.
 FIRST = (
+    "tests/compat_inductor/test_inductor_cpu.py::test_compile_worker_pool_cold_and_warm",
     "tests/compat_inductor/test_inductor_cpu.py",
     "tests/robustness/test_process_survives.py::test_odd_kernels_compile",
-    "tests/backends/cpu/test_fork_while_compiling.py",
+    "tests/packaging/test_c_core.py",
     "tests/backends/cpu/test_no_runtime_helpers.py",
     "tests/robustness/test_process_survives.py",
+    "tests/backends/cpu/test_fork_while_compiling.py",
     "tests/docs/test_tutorials.py",
     "tests/backends/cuda/test_matmul_k_loop.py",
 )
