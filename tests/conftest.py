@@ -1,6 +1,6 @@
-"""Settings for the whole suite: the longest tests are started first.
+"""Settings for the whole suite: how many workers, and the longest tests first.
 
-The suite runs on every core (pytest-xdist: ``-n auto`` in pyproject.toml). A test that takes
+The suite runs on every core (pytest-xdist, where it is installed). A test that takes
 tens of seconds and starts last keeps one worker busy after the others have run out of work;
 started first, the short tests fill the other workers around it.
 """
@@ -30,3 +30,21 @@ def _rank(item: pytest.Item) -> int:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=_rank)  # stable: the rest keep pytest's order
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads its options
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Unless the command line chooses (``-n``, ``--dist``), the suite runs on a worker per core
+    with work stealing (``-n auto --dist worksteal``). It stays in this one process without
+    pytest-xdist, when every argument names a file or a test (starting workers costs seconds
+    that a few tests never repay), and for ``-m gpu``, whose tests share one device."""
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.option.numprocesses is not None or config.option.dist != "no":
+        return
+    where = config.invocation_params.dir
+    files = [where / arg.split("::")[0] for arg in config.args]
+    if (files and all(f.is_file() for f in files)) or config.option.markexpr.strip() == "gpu":
+        return
+    config.option.numprocesses = "auto"
+    config.option.dist = "worksteal"
