@@ -60,8 +60,8 @@ class Config:
     ptx_version: int | None = None  # TILEC_PTX_VERSION, e.g. 80 for PTX ISA 8.0
     interpret: bool = False  # TILEC_INTERPRET / TRITON_INTERPRET: accepted, runs the CPU backend
     # TILEC_EXPERIMENTAL: comma-separated features still being verified on hardware, off by
-    # default ("cuda-pipelining": cp.async software pipelining of loops on sm_80+); part of the
-    # kernel cache key
+    # default ("cuda-pipelining": cp.async software pipelining of every load in a loop on sm_80+;
+    # the operands of tl.dot are pipelined without it); part of the kernel cache key
     experimental: frozenset[str] = frozenset()
     # TILEC_AS_TRITON, lower-cased ("" unset): "1" makes `import triton` resolve to tilec in
     # processes started with it where no Triton is installed, "replace" over an installed one
