@@ -105,4 +105,4 @@ def test_index_arithmetic() -> None:
         assert _value(a * 64 + b, lane, warp) == x * 64 + y
         assert _value(63 - b, lane, warp) == 63 - y
         assert _value(a - b + 7, lane, warp) == x - y + 7
-    assert (a - a).terms == () and (a - a).const == 0
+    assert not (a - a).terms and (a - a).const == 0

@@ -16,6 +16,7 @@ from ...errors import LoweringError, UnsupportedFeature
 from ...ir.ops import FuncOp, ModuleOp
 from ...ir.printer import print_ir
 from ..artifacts import CompiledKernel, KernelMetadata, Stage
+from ..llvm.prune import prune
 from ..target import CompileOptions, Target
 from . import assemble, codegen, ptx_version
 from .layout import WARP_SIZE
@@ -59,6 +60,8 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
     while lowering is None:  # the stage buffers left too little shared memory: fewer stages
         stages = stages - 1 if stages is not None and stages > 2 else None
         module, lowering = _lower(func, arch, options, stages, private)
+    for fn in module.functions:
+        prune(fn)  # dead registers (llvm/prune.py): less to print and to parse
     text = str(module)
     _dismantle(module)
     threads = options.num_warps * WARP_SIZE

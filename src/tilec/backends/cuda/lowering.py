@@ -221,7 +221,7 @@ class Lowering:
         got = self._terms_cache.get(terms)
         if got is None:
             p = self.prologue
-            for part, k in terms:
+            for part, k in thread_index.ordered(terms):
                 x = self.part_value(part)
                 if k == -1:
                     got = p.sub(got, x) if got is not None else p.sub(_c(0), x)

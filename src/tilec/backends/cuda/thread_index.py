@@ -39,11 +39,17 @@ class ThreadPart:
         return (self.dm.tpw * self.dm.wpc - 1) * self.dm.spt >= self.n
 
 
-Terms = tuple[tuple[ThreadPart, int], ...]  # sum of coefficient * part, in a canonical order
+Terms = frozenset[tuple[ThreadPart, int]]  # sum of coefficient * part (coefficients != 0)
+NO_TERMS: Terms = frozenset()
 
 
-def _canonical(parts: dict[ThreadPart, int]) -> Terms:
-    return tuple(sorted(((p, c) for p, c in parts.items() if c), key=lambda pc: repr(pc[0])))
+def _terms(parts: dict[ThreadPart, int]) -> Terms:
+    return frozenset((p, c) for p, c in parts.items() if c)
+
+
+def ordered(terms: Terms) -> list[tuple[ThreadPart, int]]:
+    """``terms`` in a fixed order (for emitting them deterministically)."""
+    return sorted(terms, key=lambda pc: (pc[0].n, *vars(pc[0].dm).values(), pc[1]))
 
 
 @dataclass(frozen=True)
@@ -51,14 +57,18 @@ class Index:
     """``sum(coefficient * part) + const``: an i32 index with its thread-dependent terms kept
     apart from the compile-time constant. Supports ``+``, ``-`` and ``*`` by ints."""
 
-    terms: Terms = ()
+    terms: Terms = NO_TERMS
     const: int = 0
 
     def _merge(self, other: Index, sign: int) -> Index:
+        if not other.terms:
+            return Index(self.terms, self.const + sign * other.const)
+        if not self.terms and sign == 1:
+            return Index(other.terms, self.const + other.const)
         parts = dict(self.terms)
         for p, c in other.terms:
             parts[p] = parts.get(p, 0) + sign * c
-        return Index(_canonical(parts), self.const + sign * other.const)
+        return Index(_terms(parts), self.const + sign * other.const)
 
     def __add__(self, other: Index | int) -> Index:
         if isinstance(other, int):
@@ -73,16 +83,25 @@ class Index:
         return self._merge(other, -1)
 
     def __rsub__(self, other: int) -> Index:
-        return Index(_canonical({p: -c for p, c in self.terms}), other - self.const)
+        return Index(frozenset((p, -c) for p, c in self.terms), other - self.const)
 
     def __mul__(self, k: int) -> Index:
-        return Index(_canonical({p: c * k for p, c in self.terms}), self.const * k)
+        if k == 1:
+            return self
+        if k == 0:
+            return Index()
+        return Index(frozenset((p, c * k) for p, c in self.terms), self.const * k)
 
     __rmul__ = __mul__
 
 
 def as_index(x: Index | int) -> Index:
-    return x if isinstance(x, Index) else Index((), x)
+    return x if isinstance(x, Index) else Index(NO_TERMS, x)
+
+
+@functools.cache
+def _single(dm: DimMap, n: int) -> Terms:
+    return frozenset({(ThreadPart(dm, n), 1)})
 
 
 @functools.cache
@@ -97,11 +116,11 @@ def coords(layout: Layout, shape: tuple[int, ...], key: tuple[int, ...]) -> list
     for dm, n, i in zip(layout.dim_maps(), shape, key):
         off = dm.offset(i, n)
         if dm.distinct_threads(n) == 1:
-            out.append(Index((), off % n))
+            out.append(Index(NO_TERMS, off % n))
             continue
         if off + _max_part(dm, n) >= n:
             return None
-        out.append(Index(((ThreadPart(dm, n), 1),), off))
+        out.append(Index(_single(dm, n), off))
     return out
 
 
