@@ -26,8 +26,9 @@ def no_arguments():
 
 def test_run_parser_builds_the_module():
     module = _filecheck.run_parser(
-        static_checks, args=(np.zeros(16, np.float32), 3), kwargs={"BLOCK": 16,
-                                                                   "sanitize_overflow": False}
+        static_checks,
+        args=(np.zeros(16, np.float32), 3),
+        kwargs={"BLOCK": 16, "sanitize_overflow": False},
     )
     from tilec.ir.printer import print_ir
 

@@ -121,8 +121,11 @@ def test_a_file_that_fails_to_import_is_one_error(checkout, tmp_path):
 
 def test_compiled_mode_runs_every_case_without_the_interpreter_flag(checkout, tmp_path):
     sample = checkout / "python/test/unit/language/test_sample.py"
-    sample.write_text(sample.read_text().replace(
-        'os.environ["TRITON_INTERPRET"] == "1"', '"TRITON_INTERPRET" not in os.environ'))
+    sample.write_text(
+        sample.read_text().replace(
+            'os.environ["TRITON_INTERPRET"] == "1"', '"TRITON_INTERPRET" not in os.environ'
+        )
+    )
     run, summary = _run(checkout, tmp_path, "--compiled", "--all-cases")
     functions = summary["functions"]
     assert functions["test_sample.py::test_alias"]["passed"] == 1, run.stdout + run.stderr

@@ -46,5 +46,5 @@ def test_called_with_kernel_values():
 
 
 def test_semantic_use_is_refused():
-    with pytest.raises(tilec.CompileError, match="_semantic.builder"):
+    with pytest.raises(tilec.CompileError, match=r"_semantic\.builder"):
         builder_kernel[(1,)](np.zeros(1, np.float32))

@@ -12,17 +12,18 @@ from support.run import jit, poisoned, random
 
 
 @jit
-def gather2d(S, I, O, A: tl.constexpr, S0: tl.constexpr, S1: tl.constexpr, I0: tl.constexpr,
+def gather2d(src_ptr, idx_ptr, out_ptr, A: tl.constexpr, S0: tl.constexpr, S1: tl.constexpr, I0: tl.constexpr,
              I1: tl.constexpr):  # fmt: skip
-    src = tl.load(S + tl.arange(0, S0)[:, None] * S1 + tl.arange(0, S1)[None, :])
-    idx = tl.load(I + tl.arange(0, I0)[:, None] * I1 + tl.arange(0, I1)[None, :])
-    tl.store(O + tl.arange(0, I0)[:, None] * I1 + tl.arange(0, I1)[None, :], tl.gather(src, idx, A))
+    src = tl.load(src_ptr + tl.arange(0, S0)[:, None] * S1 + tl.arange(0, S1)[None, :])
+    idx = tl.load(idx_ptr + tl.arange(0, I0)[:, None] * I1 + tl.arange(0, I1)[None, :])
+    out = tl.gather(src, idx, A)
+    tl.store(out_ptr + tl.arange(0, I0)[:, None] * I1 + tl.arange(0, I1)[None, :], out)
 
 
 @jit
-def gather1d(S, I, O, S0: tl.constexpr, I0: tl.constexpr):
-    out = tl.gather(tl.load(S + tl.arange(0, S0)), tl.load(I + tl.arange(0, I0)), 0)
-    tl.store(O + tl.arange(0, I0), out)
+def gather1d(src_ptr, idx_ptr, out_ptr, S0: tl.constexpr, I0: tl.constexpr):
+    out = tl.gather(tl.load(src_ptr + tl.arange(0, S0)), tl.load(idx_ptr + tl.arange(0, I0)), 0)
+    tl.store(out_ptr + tl.arange(0, I0), out)
 
 
 @pytest.mark.parametrize(

@@ -159,14 +159,18 @@ def _check_descriptor(p: Tensor, shape: Any, strides: Any, blk: tuple[int, ...])
     for what, given in (("shape", shape), ("strides", strides)):
         count = len(unwrap(given)) if isinstance(unwrap(given), (tuple, list)) else 1
         if count != n:
-            raise TileTypeError(f"Expected {n} {what} entries (one per block dimension), got {count}")
+            raise TileTypeError(
+                f"Expected {n} {what} entries (one per block dimension), got {count}"
+            )
     elem_size = p.dtype.element.primitive_bitwidth // 8  # type: ignore[union-attr]
     if blk[-1] * elem_size < 16:
         raise TileTypeError(
             "Descriptor block shape must have at least 16 bytes in the last dimension, but got "
             f"{blk[-1]} * {elem_size} = {blk[-1] * elem_size} bytes"
         )
-    last = unwrap(list(unwrap(strides))[-1] if isinstance(unwrap(strides), (tuple, list)) else strides)
+    last = unwrap(
+        list(unwrap(strides))[-1] if isinstance(unwrap(strides), (tuple, list)) else strides
+    )
     if isinstance(last, Tensor):
         raise TileTypeError(
             "Tensor descriptor last dim must be 1 but got a run-time stride; pass the "

@@ -41,8 +41,7 @@ def _check(desc: TensorDescriptor, x_offsets: Tensor, what: str) -> None:
     min_cols = 32 // elem.primitive_bitwidth * 8
     if block[1] < min_cols:
         raise TileTypeError(
-            f"descriptor {what} of {elem} must have at least {min_cols} columns, "
-            f"but got {block[1]}"
+            f"descriptor {what} of {elem} must have at least {min_cols} columns, but got {block[1]}"
         )
 
 

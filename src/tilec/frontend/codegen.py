@@ -279,9 +279,9 @@ class FunctionCodegen:
 
     def binop(self, op: ast.operator, x: Any, y: Any) -> Any:
         x, y = unwrap(x), unwrap(y)
-        if isinstance(op, ast.Add) and _is_sequence(x) and _is_sequence(y):
-            if type(x) is not type(y) or is_runtime(x) or is_runtime(y):
-                return tuple(x) + tuple(y)  # ``x.shape + [1]``, tuples holding tensors
+        concat = isinstance(op, ast.Add) and _is_sequence(x) and _is_sequence(y)
+        if concat and (type(x) is not type(y) or is_runtime(x) or is_runtime(y)):
+            return tuple(x) + tuple(y)  # ``x.shape + [1]``, tuples holding tensors
         if not is_runtime(x) and not is_runtime(y):
             return PY_BINOPS[type(op)](x, y)
         return tensor_binop(self.b, op, x, y)

@@ -11,7 +11,6 @@ from .core import *  # noqa: F403
 from .core import __all__ as _core_all
 from .dot_scaled import dot_scaled
 from .dtypes import block_type, dtype, pi32_t, str_to_ty
-from .tuples import tuple, tuple_type
 from .random import (
     pair_uniform_to_normal,
     philox,
@@ -46,6 +45,7 @@ from .standard import (
     xor_sum,
     zeros_like,
 )
+from .tuples import tuple, tuple_type
 
 bool_ = core.int1
 TRITON_MAX_TENSOR_NUMEL = 1048576

@@ -11,6 +11,7 @@ methods are inlined with the instance bound first.
 
 from __future__ import annotations
 
+import inspect
 import typing
 from typing import Any
 
@@ -37,7 +38,7 @@ def _fields_of(cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
         annotations.update(base.__aggregate_annotations__)
         defaults.update(base.__aggregate_defaults__)
     hints = typing.get_type_hints(cls)
-    for name in cls.__dict__.get("__annotations__", {}):
+    for name in inspect.get_annotations(cls):
         annotations[name] = hints[name]
         value = cls.__dict__.get(name, _MISSING)
         if value is not _MISSING and not callable(value):
@@ -139,9 +140,7 @@ class AggregateBase:
         value = wrap_field(value)
         annotation = cls.__aggregate_annotations__[name]
         if not _matches(value, annotation):
-            raise TypeError(
-                f"Expected {annotation} for attribute '{name}', got {type(value)}"
-            )
+            raise TypeError(f"Expected {annotation} for attribute '{name}', got {type(value)}")
         object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
@@ -174,7 +173,7 @@ def aggregate(cls: type) -> type:
         "__aggregate_defaults__": defaults,
         "__aggregate_init__": init,
     }
-    own_defaults = cls.__dict__.get("__annotations__", {})
+    own_defaults = inspect.get_annotations(cls)
     for name, member in cls.__dict__.items():
         if name not in namespace and name not in _NOT_COPIED and name not in own_defaults:
             namespace[name] = member  # methods (@jit ones too), properties, class constants

@@ -56,7 +56,7 @@ class _TupleMeta(type):
         return builtins.tuple(args)
 
 
-class tuple(metaclass=_TupleMeta):  # noqa: A001 - Triton's name
+class tuple(metaclass=_TupleMeta):  # Triton's name, shadowing the builtin here
     """Triton's ``tl.tuple``: every Python tuple is one."""
 
     __tilec_takes_kernel_values__ = True  # called in kernels with tensors among its values

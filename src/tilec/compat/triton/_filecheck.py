@@ -45,9 +45,7 @@ def run_parser(
     except TypeError as e:
         raise UsageError(f"{kernel_fn.__name__}: {e}") from None
     bound.apply_defaults()
-    specs = [
-        _spec(p.name, bound.arguments[p.name], p.constexpr) for p in kernel_fn.params
-    ]
+    specs = [_spec(p.name, bound.arguments[p.name], p.constexpr) for p in kernel_fn.params]
     return build_module(kernel_fn.fn, specs)
 
 
