@@ -42,7 +42,7 @@ def _magnitude(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def _x_bounds(b: ir.IRBuilder, y: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
     """Whether ``y`` is in range, and the lowest and highest magnitude bits of an ``x`` in
-    range for it (computed once for a divisor shared by the tile, as softmax's is)."""
+    range for it (computed once per divisor: a row's sum is shared by the row)."""
     c = lambda v: ir.Constant(I32, v)  # noqa: E731
     y_field = b.lshr(_magnitude(b, y), c(23))
     y_lo, y_hi = _field_range(*_Y_EXP)
@@ -55,28 +55,46 @@ def _x_bounds(b: ir.IRBuilder, y: ir.Value) -> tuple[ir.Value, ir.Value, ir.Valu
     return ok_y, b.shl(lo, c(23)), b.or_(b.shl(hi, c(23)), c(0x7FFFFF))
 
 
-def _fast_path_applies(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    """x and y in the fast path's range, or x a zero and y in range: four integer operations
-    per x once the divisor's bounds are known."""
-    ok_y, lo, hi = _x_bounds(b, y)
-    mx = _magnitude(b, x)
-    inside = b.icmp_unsigned("<=", b.sub(mx, lo), b.sub(hi, lo))
-    zero = b.icmp_unsigned("==", mx, ir.Constant(I32, 0))
-    return b.and_(ok_y, b.or_(inside, zero))
+class _Extremes:
+    """The x magnitudes of one divisor, reduced to two numbers: every x is a zero or in
+    ``[lo, hi]`` exactly when ``min(|x| - 1) >= lo - 1`` and ``max(|x|) <= hi`` (unsigned; a
+    zero wraps to the largest ``|x| - 1``; ``lo`` >= 1). A min and a max per x, where range
+    checks per x made long chains of i1 logic on float bits, which InstCombine took 50 ms
+    over in the attention kernel's epilogue."""
+
+    def __init__(self, b: ir.IRBuilder, x: ir.Value) -> None:
+        mx = _magnitude(b, x)
+        self.low, self.high = b.sub(mx, ir.Constant(I32, 1)), mx
+
+    def add(self, b: ir.IRBuilder, x: ir.Value) -> None:
+        mx = _magnitude(b, x)
+        low = b.sub(mx, ir.Constant(I32, 1))
+        self.low = b.select(b.icmp_unsigned("<", low, self.low), low, self.low)
+        self.high = b.select(b.icmp_unsigned(">", mx, self.high), mx, self.high)
+
+    def inside(self, b: ir.IRBuilder, bounds: tuple[ir.Value, ir.Value, ir.Value]) -> ir.Value:
+        ok_y, lo, hi = bounds
+        low_ok = b.icmp_unsigned(">=", self.low, b.sub(lo, ir.Constant(I32, 1)))
+        return b.and_(ok_y, b.and_(low_ok, b.icmp_unsigned("<=", self.high, hi)))
 
 
 def _fma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
     return intr.llvm_intrinsic(b, "fma", [x, y, z])
 
 
-def _fast_quotient(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    """x / y within the checked range: ptxas's fast path of div.rn.f32 (one Newton step on the
-    reciprocal, one correction of the quotient). The sign is the first product's, which is
-    right also for a zero x (the correction would turn -0 / y into +0)."""
+def _reciprocal(b: ir.IRBuilder, y: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(-y, 1/y after one Newton step) for the fast path."""
     neg_y = b.fneg(y)
     # inline asm, not llvm.nvvm.rcp.approx.ftz.f: codegen vets every intrinsic callee
     r0 = intr.asm(b, F32, "rcp.approx.ftz.f32 $0, $1;", "=f,f", [y], side_effect=False)
-    r = _fma(b, r0, _fma(b, neg_y, r0, ir.Constant(F32, 1.0)), r0)
+    return neg_y, _fma(b, r0, _fma(b, neg_y, r0, ir.Constant(F32, 1.0)), r0)
+
+
+def _fast_quotient(b: ir.IRBuilder, x: ir.Value, recip: tuple[ir.Value, ir.Value]) -> ir.Value:
+    """x / y within the checked range: ptxas's fast path of div.rn.f32 (one Newton step on the
+    reciprocal, one correction of the quotient). The sign is the first product's, which is
+    right also for a zero x (the correction would turn -0 / y into +0)."""
+    neg_y, r = recip
     q0 = b.fmul(x, r)
     q = _fma(b, _fma(b, neg_y, q0, x), r, q0)
     return intr.llvm_intrinsic(b, "copysign", [q, q0])
@@ -92,15 +110,29 @@ def divide(b: ir.IRBuilder, pairs: Sequence[tuple[ir.Value, ir.Value]]) -> list[
 
 def _divide_group(b: ir.IRBuilder, pairs: Sequence[tuple[ir.Value, ir.Value]]) -> list[ir.Value]:
     """One branch for the group, decided before any quotient, so that each arm holds only the
-    operands and its own quotients."""
-    ok = _fast_path_applies(b, *pairs[0])
-    for x, y in pairs[1:]:
-        ok = b.and_(ok, _fast_path_applies(b, x, y))
+    operands and its own quotients. A divisor shared by several quotients (a row's sum) has
+    its bounds and reciprocal computed once."""
+    divisors: dict[int, tuple[ir.Value, _Extremes]] = {}
+    for x, y in pairs:
+        if id(y) in divisors:
+            divisors[id(y)][1].add(b, x)
+        else:
+            divisors[id(y)] = (y, _Extremes(b, x))
+    ok = None
+    for y, extremes in divisors.values():
+        inside = extremes.inside(b, _x_bounds(b, y))
+        ok = inside if ok is None else b.and_(ok, inside)
+    assert ok is not None
     fast_bb, exact_bb = b.append_basic_block("fdiv.fast"), b.append_basic_block("fdiv.exact")
     done = b.append_basic_block("fdiv.done")
     b.cbranch(ok, fast_bb, exact_bb)
     b.position_at_end(fast_bb)
-    fast = [_fast_quotient(b, x, y) for x, y in pairs]
+    recips: dict[int, tuple[ir.Value, ir.Value]] = {}
+    fast = []
+    for x, y in pairs:
+        if id(y) not in recips:
+            recips[id(y)] = _reciprocal(b, y)
+        fast.append(_fast_quotient(b, x, recips[id(y)]))
     fast_end = b.block
     b.branch(done)
     b.position_at_end(exact_bb)
