@@ -12,10 +12,19 @@ from ..errors import TileTypeError
 from ..ir import types as T
 from ..ir.types import ScalarType
 from . import arith
+from . import builtins_descriptor_rows as rows
 from . import semantics as S
 from .builtin import BoundMethod, builtin
 from .builtins_shape import shape_arg
-from .pointers import _EVICTION, _LOAD_CACHE, _option, _pointer, load_pointers, store_pointers
+from .pointers import (
+    _EVICTION,
+    _LOAD_CACHE,
+    _option,
+    _pointer,
+    load_pointers,
+    padding_value,
+    store_pointers,
+)
 from .values import BlockPointer, Tensor, TensorDescriptor, unwrap
 
 
@@ -116,23 +125,12 @@ def _boundary(value: Any, rank: int) -> set[int]:
     return out
 
 
-def _padding(ctx: Any, padding: Any, elem: Any) -> Any:
-    p = unwrap(padding) or ""
-    if p not in ("", "zero", "nan"):
-        raise TileTypeError(f"padding_option {p!r} is not supported; use 'zero' or 'nan'")
-    if p == "nan":
-        if not elem.is_floating():
-            raise TileTypeError("padding_option 'nan' needs a floating-point block")
-        return float("nan")
-    return 0
-
-
 def block_load(
     ctx: Any, bp: BlockPointer, boundary_check: Any, padding: Any, cache: str, eviction: str
 ) -> Tensor:
     checked = _boundary(boundary_check, len(bp.block_shape))
     ptr, mask = _window(ctx, bp.base, bp.shape, bp.strides, bp.offsets, bp.block_shape, checked)
-    other = _padding(ctx, padding, bp.dtype.element) if mask is not None else None  # type: ignore[union-attr]
+    other = padding_value(ctx, padding, bp.dtype.element) if mask is not None else None  # type: ignore[union-attr]
     return load_pointers(ctx, ptr, mask, other, cache, eviction)
 
 
@@ -190,7 +188,7 @@ def make_tensor_descriptor(
     n = len(blk)
     _check_descriptor(p, shape, strides, blk)
     pad = unwrap(padding_option) or "zero"
-    _padding(ctx, pad, p.dtype.element)  # type: ignore[union-attr]
+    padding_value(ctx, pad, p.dtype.element)  # type: ignore[union-attr]
     return TensorDescriptor(
         p,
         _int_tensors(ctx, shape, T.int64, n, "shape"),
@@ -218,7 +216,7 @@ def _descriptor_load(
         desc.block_shape,
         set(range(len(desc.block_shape))),
     )
-    other = _padding(ctx, desc.padding, desc.dtype.element)
+    other = padding_value(ctx, desc.padding, desc.dtype.element)
     return load_pointers(
         ctx,
         ptr,
@@ -258,8 +256,6 @@ def struct_attribute(obj: Any, attr: str) -> Any:
         if attr == "store":
             return BoundMethod(_descriptor_store, obj)
         if attr in ("gather", "scatter"):
-            from . import builtins_descriptor_rows as rows
-
             method = rows._descriptor_gather if attr == "gather" else rows._descriptor_scatter
             return BoundMethod(method, obj)
         if attr == "block_shape":

@@ -17,9 +17,8 @@ from ..ir import types as T
 from . import arith
 from . import semantics as S
 from .builtin import builtin
-from .builtins_blockptr import _padding
 from .builtins_shape import tensor_arg
-from .pointers import load_pointers, store_pointers
+from .pointers import load_pointers, padding_value, store_pointers
 from .values import Tensor, TensorDescriptor, unwrap
 
 
@@ -86,7 +85,7 @@ def _descriptor_gather(ctx: Any, desc: Any, *args: Any) -> Tensor:
     rows = tensor_arg(ctx, x_offsets, "x offsets")
     _check(desc, rows, "gather")
     ptr, mask = _rows_window(ctx, desc, rows, y_offset)
-    return load_pointers(ctx, ptr, mask, _padding(ctx, desc.padding, desc.dtype.element))
+    return load_pointers(ctx, ptr, mask, padding_value(ctx, desc.padding, desc.dtype.element))
 
 
 @builtin()

@@ -148,3 +148,16 @@ def store_pointers(
     if was_bool:
         v = S.cast(ctx.b, v, T.int8)
     ctx.b.store(ptr.value, v.value, m.value if m is not None else None, cache, eviction)
+
+
+def padding_value(ctx: Any, padding: Any, elem: Any) -> Any:
+    """What an out-of-bounds element of a block pointer or tensor descriptor load reads:
+    ``padding_option`` '' or 'zero' gives 0, 'nan' NaN (floating-point blocks only)."""
+    p = unwrap(padding) or ""
+    if p not in ("", "zero", "nan"):
+        raise TileTypeError(f"padding_option {p!r} is not supported; use 'zero' or 'nan'")
+    if p == "nan":
+        if not elem.is_floating():
+            raise TileTypeError("padding_option 'nan' needs a floating-point block")
+        return float("nan")
+    return 0
