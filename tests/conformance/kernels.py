@@ -210,7 +210,7 @@ def philox_kernel(
     BLOCK_SIZE: tl.constexpr, N_ROUNDS: tl.constexpr,
 ):  # fmt: skip
     # The raw stream: four words per offset, and the uniform floats rand() makes of them. An
-    # int64 first_offset makes the offsets int64, which switches Triton to Philox 4x64.
+    # int64 first_offset makes the offsets int64, whose high word Triton puts in the counter.
     idx = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     in_bounds = idx < n_elements
     offsets = first_offset + idx
@@ -236,7 +236,7 @@ def seeded_dropout(x, out, p: float, seed: int, block_size: int = 256) -> None:
 def philox(
     ints, uniform, seed: int, first_offset: int = 0, n_rounds: int = 10, block_size: int = 128
 ) -> None:
-    """ints: (n, 4) words (uint32, or uint64 for offsets past int32); uniform: (n,) float32."""
+    """ints: (n, 4) uint32 words (stored into any integer buffer); uniform: (n,) float32."""
     n = numel(uniform)
     philox_kernel[(triton.cdiv(n, block_size),)](
         ints, uniform, seed, first_offset, n, BLOCK_SIZE=block_size, N_ROUNDS=n_rounds

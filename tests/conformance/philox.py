@@ -1,7 +1,9 @@
 """A plain-Python Philox-4x32 / 4x64 reference with Triton's seed and counter layout.
 
-Counter (offset, 0, 0, 0); key (seed low word, seed high word) for 32-bit offsets, (seed, 0) for
-64-bit ones; uniform floats fold negative words (-x - 1) and scale by 1/2^31 (1/2^63) in fp32.
+tl.randint4x runs Philox 4x32 on the counter (offset low word, offset high word, 0, 0) (the high
+word is 0 for 32-bit offsets) with the key (seed low word, seed high word), as Triton does since
+3.4; tl.philox on 64-bit counters runs 4x64 with the key (seed, 0). Uniform floats fold negative
+words (-x - 1) and scale by 1/2^31 (1/2^63) in fp32.
 """
 
 from __future__ import annotations
@@ -54,12 +56,16 @@ def philox(word: PhiloxWord, counter, key, rounds: int = 10) -> tuple[int, int, 
 
 
 def triton_randint4x(seed: int, offsets, wide: bool, rounds: int = 10) -> np.ndarray:
-    """(n, 4) words for integer offsets, as tl.randint4x(seed, offsets) gives them."""
-    word = PHILOX_4X64 if wide else PHILOX_4X32
+    """(n, 4) uint32 words for integer offsets, as tl.randint4x(seed, offsets) gives them;
+    ``wide``: the offsets are int64, so their high word is the counter's second word."""
     seed64 = seed & (2**64 - 1)  # the seed is converted to uint64 (sign-extended first)
-    key = (seed64, 0) if wide else (seed64 & 0xFFFFFFFF, seed64 >> 32)
-    rows = [philox(word, (int(o) & word.mask, 0, 0, 0), key, rounds) for o in offsets]
-    return np.array(rows, dtype=np.uint64 if wide else np.uint32).reshape(-1, 4)
+    key = (seed64 & 0xFFFFFFFF, seed64 >> 32)
+    m = PHILOX_4X32.mask
+    rows = [
+        philox(PHILOX_4X32, (int(o) & m, (int(o) >> 32) & m if wide else 0, 0, 0), key, rounds)
+        for o in offsets
+    ]
+    return np.array(rows, dtype=np.uint32).reshape(-1, 4)
 
 
 def triton_uniform(words: np.ndarray) -> np.ndarray:

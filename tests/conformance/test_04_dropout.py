@@ -74,7 +74,7 @@ def test_philox_rounds_are_honoured():
     np.testing.assert_array_equal(ints, triton_randint4x(seed, range(n), wide=False, rounds=7))
 
 
-def test_philox_4x64_past_int32_offsets():
+def test_philox_past_int32_offsets_counts_the_high_word():
     seed, n = int(rng().integers(0, 2**40)), 50
     first = 2**31 + int(rng().integers(0, 2**33))
     ints, uniform_out = poisoned((n, 4), np.uint64), poisoned(n, np.float32)
