@@ -80,6 +80,9 @@ def _pack(b: ir.IRBuilder, vals: list[ir.Value], mem_ty: ir.Type) -> list[ir.Val
     word, count, _ = _words(nbytes)
     if nbytes == 1:
         return [b.zext(vals[0], I16)]
+    whole = _whole_vectors(vals)
+    if whole is not None and all(_vector_bytes(v) % (word.width // 8) == 0 for v in whole):
+        return [w for v in whole for w in _vector_words(b, v, word)]
     vec_ty = ir.VectorType(mem_ty, len(vals))
     vec = ir.Constant(vec_ty, None)
     for i, v in enumerate(vals):
@@ -90,6 +93,44 @@ def _pack(b: ir.IRBuilder, vals: list[ir.Value], mem_ty: ir.Type) -> list[ir.Val
         else b.bitcast(vec, ir.VectorType(word, 1))
     )
     return [b.extract_element(words, ir.Constant(I32, i)) for i in range(count)]
+
+
+def _whole_vectors(vals: list[ir.Value]) -> list[ir.Value] | None:
+    """The vectors ``vals`` are the elements of, in order (a layout conversion's vector loads),
+    or None. Their words then go to the store as they are, with no shuffle of elements
+    through a new vector for LLVM to untangle."""
+    out: list[ir.Value] = []
+    i = 0
+    while i < len(vals):
+        first = vals[i]
+        if not isinstance(first, ir.ExtractElement):
+            return None
+        vec = first.operands[0]
+        n = vec.type.count
+        for j in range(n):
+            x = vals[i + j] if i + j < len(vals) else None
+            if not (
+                isinstance(x, ir.ExtractElement)
+                and x.operands[0] is vec
+                and isinstance(x.operands[1], ir.Constant)
+                and x.operands[1].constant == j
+            ):
+                return None
+        out.append(vec)
+        i += n
+    return out
+
+
+def _vector_bytes(v: ir.Value) -> int:
+    return int(v.type.count) * _type_bytes(v.type.element)
+
+
+def _vector_words(b: ir.IRBuilder, v: ir.Value, word: ir.IntType) -> list[ir.Value]:
+    n = _vector_bytes(v) * 8 // word.width
+    if n == 1:
+        return [b.bitcast(v, word)]
+    words = b.bitcast(v, ir.VectorType(word, n))
+    return [b.extract_element(words, ir.Constant(I32, i)) for i in range(n)]
 
 
 def _unpack(b: ir.IRBuilder, words: list[ir.Value], mem_ty: ir.Type, n: int) -> list[ir.Value]:
