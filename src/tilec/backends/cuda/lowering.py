@@ -24,6 +24,7 @@ from .contiguous_pointers import rebase
 from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
 from .mma import SharedOperand
+from .mma_expr import Expr
 from .mma_pins import mma_pins
 from .pipeline import LoopPipeline, plan
 from .thread_index import Index, Terms, ThreadPart
@@ -77,6 +78,8 @@ class Lowering:
         self._tid_cache: dict[DimMap, ir.Value] = {}
         self._part_cache: dict[ThreadPart, ir.Value] = {}
         self._terms_cache: dict[Terms, ir.Value] = {}
+        # operations on thread-only values emitted in the prologue (mma_expr.Expr's memo)
+        self.prologue_memo: dict[object, ir.Value] = {}
         self._strings = 0
         fnty = ir.FunctionType(ir.VoidType(), [param_type(s) for s in func.specs])
         self.fn = ir.Function(module, fnty, func.sym_name)
@@ -232,11 +235,23 @@ class Lowering:
             self._terms_cache[terms] = got
         return got
 
-    def index_value(self, idx: Index) -> ir.Value:
+    def index_value(self, idx: Index, builder: ir.IRBuilder | None = None) -> ir.Value:
+        """``idx`` as an i32 value: its terms (prologue) plus the constant, added by
+        ``builder`` (default: the current position)."""
         t = self.terms_value(idx.terms)
         if t is None:
             return _c(idx.const)
-        return self.b.add(t, _c(idx.const)) if idx.const else t
+        return (builder or self.b).add(t, _c(idx.const)) if idx.const else t
+
+    def thread_coords(self, layout: Layout, shape: tuple[int, ...], key: Key) -> list[Expr]:
+        """A register's coordinates as Exprs: in the prologue (computed once, shared through
+        ``prologue_memo``) when they depend on the thread only, which is the rule for tilec's
+        layouts; else at the current position."""
+        exact = thread_index.coords(layout, shape, key)
+        if exact is None:
+            return [Expr(self.b, c) for c in self.coord(layout, shape, key)]
+        p, memo = self.prologue, self.prologue_memo
+        return [Expr(p, self.index_value(c, p), memo) for c in exact]
 
     def owner_mask(self, layout: Layout, shape: tuple[int, ...]) -> ir.Value | None:
         """True in the one thread that owns each of its elements (layouts may replicate data

@@ -40,11 +40,11 @@ def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> 
     for key, first in t.regs.items():
         if key[s.col_axis] % vec:
             continue
-        coords = L.coord(t.layout, t.shape, key)
-        row, col = Expr(b, coords[s.row_axis]), Expr(b, coords[s.col_axis])
+        coords = L.thread_coords(t.layout, t.shape, key)
+        row, col = coords[s.row_axis], coords[s.col_axis]
         off = swizzled_offset(row, col * elem_bytes, s.row_bytes) + s.offset
         if batched:
-            off = off + Expr(b, coords[0]) * s.nbytes
+            off = off + coords[0] * s.nbytes
         value = first
         if vec > 1:
             value = ir.Constant(ir.VectorType(first.type, vec), None)
@@ -52,7 +52,7 @@ def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> 
                 k = list(key)
                 k[s.col_axis] += e
                 value = b.insert_element(value, t.regs[tuple(k)], ir.Constant(I32, e))
-        ptr = b.gep(base, [Expr.of(b, off).v], source_etype=I8)
+        ptr = b.gep(base, [Expr.of(row.b, off).v], source_etype=I8)
         b.store(value, ptr).align = vec * elem_bytes
 
 
@@ -71,15 +71,16 @@ class _Fragments:
 
     def __init__(self, L: Lowering, plan: MmaPlan, s: Staged, base: ir.Value) -> None:
         self.L, self.plan, self.s, self.base = L, plan, s, base
-        b = L.b
-        warp, self.lane = Expr(b, L.warp), Expr(b, L.lane)
+        # lane addresses depend on the thread only: computed once, in the prologue
+        p, memo = L.prologue, L.prologue_memo
+        warp, self.lane = Expr(p, L.warp, memo), Expr(p, L.lane, memo)
         self.warp_m = (warp // plan.wn) % plan.wm
         self.warp_n = warp % plan.wn
 
     def _load(self, row: Expr | int, col: Expr | int, batch: int, count: int) -> list[ir.Value]:
         s, eb = self.s, self.plan.kind.elem_bytes
         off = swizzled_offset(row, col * eb, s.row_bytes) + (s.offset + batch * s.nbytes)
-        ptr = self.L.b.gep(self.base, [Expr.of(self.L.b, off).v], source_etype=I8)
+        ptr = self.L.b.gep(self.base, [Expr.of(self.L.prologue, off).v], source_etype=I8)
         return _ldmatrix(self.L.b, ptr, count, not self.s.kmajor)
 
     def a(self, mt: int, ks: int, batch: int) -> list[ir.Value]:
