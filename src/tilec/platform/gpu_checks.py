@@ -230,7 +230,8 @@ def check_other_gpus(facts: Facts, policy: SupportPolicy) -> Iterable[Finding]:
                 )
         # Apple GPUs are the documented CPU-only configuration of every Mac: not a problem to flag.
         status = Status.OK if vendor == "apple" else Status.WARN
-        remedy = remedies.other_vendor(planned) if status is Status.WARN else None
+        elsewhere = support.elsewhere if support else ""
+        remedy = remedies.other_vendor(planned, elsewhere) if status is Status.WARN else None
         summary = f"{names}: no tilec backend for {vendor.upper() if vendor == 'amd' else vendor.title()} GPUs"
         if status is Status.OK:
             summary += f" ({planned.rstrip('.')})"

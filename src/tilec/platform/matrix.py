@@ -85,6 +85,7 @@ class VendorSupport:
     vendor: str
     level: Level
     planned: str
+    elsewhere: str = ""  # the command that installs what runs GPU kernels there today
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,11 @@ def duplicate_flavours(facts: Facts, names: tuple[str, ...]) -> Remediation:
     )
 
 
-def other_vendor(planned: str) -> Remediation:
+def other_vendor(planned: str, elsewhere: str = "") -> Remediation:
+    """Nothing for tilec to install; the command that installs what runs GPU kernels on that
+    vendor's GPUs today, where there is one."""
+    if elsewhere:
+        return _R(f"Nothing to install for tilec: {planned}", elsewhere)
     return _R(f"Nothing to install: {planned} For GPU kernels today, use an NVIDIA GPU.")
 
 
