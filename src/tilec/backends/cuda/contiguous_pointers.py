@@ -32,9 +32,16 @@ def _run_start(dm: DimMap, n: int, contiguity: int, i: int) -> int | None:
     return None
 
 
-def rebase(b: ir.IRBuilder, ptrs: Tile, contiguity: tuple[int, ...], elem_ty: ir.Type) -> Tile:
+def rebase(
+    b: ir.IRBuilder,
+    ptrs: Tile,
+    contiguity: tuple[int, ...],
+    elem_ty: ir.Type,
+    only: set[Key] | None = None,
+) -> Tile:
     """``ptrs`` with every register after the first of its run addressed from that first one
-    (``elem_ty`` is the pointee's memory type)."""
+    (``elem_ty`` is the pointee's memory type); with ``only``, just those registers (the
+    others keep their own pointers: a vector access reads the first of its elements only)."""
     if not contiguity or max(contiguity) <= 1:
         return ptrs
     dim = max(range(len(contiguity)), key=lambda d: contiguity[d])
@@ -48,7 +55,7 @@ def rebase(b: ir.IRBuilder, ptrs: Tile, contiguity: tuple[int, ...], elem_ty: ir
             return ptrs
         first = (*key[:dim], start, *key[dim + 1 :])
         delta = dm.offset(key[dim], n) - dm.offset(start, n)
-        if first == key or first not in ptrs.regs:
+        if first == key or first not in ptrs.regs or (only is not None and key not in only):
             regs[key] = reg
         else:
             regs[key] = b.gep(ptrs.regs[first], [ir.Constant(I64, delta)], source_etype=elem_ty)

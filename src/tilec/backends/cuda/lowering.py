@@ -156,13 +156,15 @@ class Lowering:
         again = rematerialize.rebuild(self, v, layout)
         return again if again is not None else self.convert(got, layout)
 
-    def pointers(self, v: Value, layout: Layout) -> Tile:
+    def pointers(self, v: Value, layout: Layout, keys: list[Key] | None = None) -> Tile:
         """The pointer tile ``v`` in ``layout``, each register inside a run of contiguous
-        addresses computed from its run's first (contiguous_pointers.py says why)."""
+        addresses computed from its run's first (contiguous_pointers.py says why); with
+        ``keys``, only the registers the caller reads (the first of each vector access)."""
         tile = self.tile(v, layout)
         elem = element_of(v.type)
         assert isinstance(elem, PointerType)
-        return rebase(self.b, tile, self.axis[v].contiguity, memory_type(elem.element))
+        only = set(keys) if keys is not None else None
+        return rebase(self.b, tile, self.axis[v].contiguity, memory_type(elem.element), only)
 
     def want(self, v: Value) -> Layout:
         return self.plan[v]

@@ -199,10 +199,10 @@ def _copy(L: Lowering, p: LoopPipeline, staged: StagedLoad, slot: ir.Value, live
     op = staged.op
     assert isinstance(op.result.type, TileType)
     layout, shape = L.want(op.result), op.result.type.shape
-    ptrs = L.pointers(op.ptr, layout)
+    groups = vector_groups(L, layout, shape, staged.vw)
+    ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     mask = L.value(op.mask, layout) if op.mask is not None else None
     base = slot_base(L, staged, slot) if staged.operand is not None else None
-    groups = vector_groups(L, layout, shape, staged.vw)
     preds: dict[Key, ir.Value] = {}
     same = _same_mask(L, op.mask, layout, shape, [g[0] for g in groups]) if mask else {}
     for g, group in enumerate(groups):

@@ -219,12 +219,12 @@ def _load(L: Lowering, op: Op) -> None:
         )
         return
     layout, shape = L.want(op.result), op.result.type.shape
-    ptrs = L.pointers(op.ptr, layout)
+    groups = _groups(L, layout, shape, vector_width(L, op.ptr, op.mask, layout, shape))
+    ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     mask = L.value(op.mask, layout) if op.mask is not None else None
     other = L.value(op.other, layout) if op.other is not None else None
-    vw = vector_width(L, op.ptr, op.mask, layout, shape)
     regs: dict[Key, ir.Value] = {}
-    for group in _groups(L, layout, shape, vw):
+    for group in groups:
         pred = _reg(mask, group[0])
         others = [_reg(other, k) for k in group] if other is not None else None
         vals = _load_group(L, ptrs.regs[group[0]], pred, others, elem, mem_ty, modifier, len(group))
@@ -317,12 +317,12 @@ def _store(L: Lowering, op: Op) -> None:
         return
     layout = L.tile(op.ptr).layout
     shape = op.value.type.shape
-    ptrs = L.pointers(op.ptr, layout)
+    groups = _groups(L, layout, shape, vector_width(L, op.ptr, op.mask, layout, shape))
+    ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     vals = L.tile(op.value, layout)
     mask = L.value(op.mask, layout) if op.mask is not None else None
     owner = L.owner_mask(layout, shape)
-    vw = vector_width(L, op.ptr, op.mask, layout, shape)
-    for group in _groups(L, layout, shape, vw):
+    for group in groups:
         items = [_to_memory(L.b, vals.regs[k], elem) for k in group]
         pred = _reg(mask, group[0])
         if owner is not None:
