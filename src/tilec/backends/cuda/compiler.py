@@ -16,7 +16,7 @@ from ...errors import LoweringError, UnsupportedFeature
 from ...ir.ops import FuncOp, ModuleOp
 from ...ir.printer import print_ir
 from ..artifacts import CompiledKernel, KernelMetadata, Stage
-from ..llvm.prune import prune
+from ..llvm.prune import dismantle, prune
 from ..target import CompileOptions, Target
 from . import assemble, codegen, ptx_version
 from .layout import WARP_SIZE
@@ -63,7 +63,7 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
     for fn in module.functions:
         prune(fn)  # dead registers (llvm/prune.py): less to print and to parse
     text = str(module)
-    _dismantle(module)
+    dismantle(module)  # freed now, not by a later full collection
     threads = options.num_warps * WARP_SIZE
     attrs = f' "nvvm.maxntid"="{threads}"'
     if options.maxnreg:
@@ -80,21 +80,6 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
             "could not find the kernel definition in the generated LLVM IR", ir=text
         )
     return text, lowering
-
-
-def _dismantle(module: ir.Module) -> None:
-    """Break the reference cycles of a printed module (instructions and their blocks, phis and
-    the values of a loop) so that reference counting frees it at once: left to the cyclic
-    collector, the tens of thousands of objects of a big kernel cost a full collection later."""
-    for fn in module.functions:
-        for block in fn.blocks:
-            for inst in block.instructions:
-                if isinstance(inst, ir.PhiInstr):
-                    inst.incomings.clear()
-            block.instructions.clear()
-            block.terminator = None
-        fn.blocks.clear()
-    module.globals.clear()
 
 
 def _lower(

@@ -1,4 +1,5 @@
-"""Instructions whose results nothing uses, dropped from an llvmlite function before printing.
+"""Instructions whose results nothing uses, dropped from an llvmlite function before printing;
+and a printed module taken apart, so that reference counting frees it.
 
 Lowering computes every register of a tile, and consumers often take a few: a 16-byte vector
 store reads the pointer of its first element only, a pipelined copy the pointers of its
@@ -72,3 +73,18 @@ def prune(fn: ir.Function) -> int:
         dropped += len(block.instructions) - len(kept)
         block.instructions = kept
     return dropped
+
+
+def dismantle(module: ir.Module) -> None:
+    """Break the reference cycles of a printed module (instructions and their blocks, phis and
+    the values of a loop) so that reference counting frees it at once: left to the cyclic
+    collector, the tens of thousands of objects of a big kernel cost a full collection later."""
+    for fn in module.functions:
+        for block in fn.blocks:
+            for inst in block.instructions:
+                if isinstance(inst, ir.PhiInstr):
+                    inst.incomings.clear()
+            block.instructions.clear()
+            block.terminator = None
+        fn.blocks.clear()
+    module.globals.clear()
