@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import struct
 
+# exponent and mantissa bits of the formats arguments and constants are rounded to
+FORMATS: dict[str, tuple[int, int]] = {"fp16": (5, 10), "bf16": (8, 7), "fp32": (8, 23)}
+
 
 def round_float_bits(value: float, ebits: int, mbits: int) -> int:
     """``value`` rounded to nearest-even, once, in a binary format with ``ebits`` exponent and

@@ -20,7 +20,7 @@ from .. import config
 from ..errors import LaunchError
 from ..ir import types as T
 from .fallback_grid import GridRun
-from .float_bits import round_float_bits
+from .float_bits import FORMATS, round_float_bits
 
 Dims = tuple[int, int, int]
 
@@ -41,7 +41,9 @@ _INT_RANGE: dict[str, tuple[int, int]] = {
     "H": (0, 2**16 - 1), "I": (0, 2**32 - 1), "Q": (0, 2**64 - 1), "P": (0, 2**64 - 1),
 }  # fmt: skip
 # (exponent bits, mantissa bits) of the sub-double float codes.
-_FLOAT_FORMAT: dict[str, tuple[int, int]] = {"e": (5, 10), "E": (8, 7), "f": (8, 23)}
+_FLOAT_FORMAT = {
+    code: FORMATS[name] for code, name in (("e", "fp16"), ("E", "bf16"), ("f", "fp32"))
+}
 
 
 @dataclass(frozen=True)

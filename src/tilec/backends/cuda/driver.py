@@ -20,7 +20,7 @@ from ...ir.types import PointerType, ScalarType
 from ...platform.target import target_for_cc
 from ..artifacts import CompiledKernel
 from ..base import Benchmarker, GPUTarget
-from ..float_bits import round_float_bits
+from ..float_bits import FORMATS, round_float_bits
 from ..target import Target
 from . import ptx_version, timing
 from .launch import CudaLauncher, torch_stream
@@ -244,16 +244,13 @@ def device_pointer(x: Any) -> int:
     raise LaunchError(f"cannot pass {type(x).__name__} as a device pointer")
 
 
-_HALF_FORMATS = {"fp16": (5, 10), "bf16": (8, 7)}  # exponent and mantissa bits
-
-
 def pack_argument(spec: ArgSpec, x: Any) -> ctypes._SimpleCData:
     if isinstance(spec.type, PointerType):
         return ctypes.c_uint64(device_pointer(x))
     assert isinstance(spec.type, ScalarType)
     name = str(spec.type)  # the IR spelling, as _CTYPES is keyed
     if name in ("fp16", "bf16"):  # rounded once from the double, as the native launcher does
-        return ctypes.c_uint16(round_float_bits(float(x), *_HALF_FORMATS[name]))
+        return ctypes.c_uint16(round_float_bits(float(x), *FORMATS[name]))
     ctype: Any = _CTYPES[name]
     return ctype(x)  # type: ignore[no-any-return]
 
