@@ -170,9 +170,6 @@ OPEN: dict[tuple[str, ...], str] = {
     ("tilec.language.extra.libdevice", "tilec.language.extra.libdevice_composed"): (
         "pending: the composed functions call libdevice's, which lists them"
     ),
-    ("tilec.runtime.direct_launch", "tilec.runtime.kernel"): (
-        "pending: DirectLaunch is typed by the kernel class that creates it"
-    ),
 }
 
 

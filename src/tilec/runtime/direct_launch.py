@@ -11,15 +11,13 @@ one describe and one dict lookup per argument.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ..backends.artifacts import KernelMetadata
 from ..errors import TilecError, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec
 from . import specialize
-
-if TYPE_CHECKING:
-    from .kernel import LaunchedKernel
 
 # the types a compiled scalar parameter accepts values of (by the value's key type); a float
 # parameter takes Python ints too, as Triton's launcher converts them
@@ -65,10 +63,23 @@ def _short(arg: Any) -> str:
     return f"<{type(arg).__module__}.{type(arg).__qualname__}>"
 
 
+class Launchable(Protocol):
+    """What a direct launch needs of a loaded kernel (kernel.py's LaunchedKernel); a
+    bounds-checked one also has ``launch_checked``, which is given the argument objects."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def params(self) -> Sequence[ArgSpec]: ...
+    @property
+    def metadata(self) -> KernelMetadata: ...
+    def launch(self, grid: Any, *values: Any) -> None: ...
+
+
 class DirectLaunch:
     """The callable ``compiled[grid]`` returns (one per kernel, remembering what fits)."""
 
-    def __init__(self, kernel: LaunchedKernel) -> None:
+    def __init__(self, kernel: Launchable) -> None:
         self.kernel = kernel
         self.params: Sequence[ArgSpec] = kernel.params
         self.device = kernel.metadata.target.kind
