@@ -36,7 +36,8 @@ _ALIASES = {"win32": {"j0": "_j0", "j1": "_j1", "y0": "_y0", "y1": "_y1"}}
 
 @functools.cache
 def _c_libraries() -> tuple[Any, ...]:
-    import ctypes.util  # imports subprocess and tempfile (~10 ms): only when a symbol is missing
+    # lazy: imports subprocess and tempfile (~15 ms): only when a symbol is missing
+    import ctypes.util
 
     libs: list[Any] = []
     if sys.platform == "win32":
@@ -152,7 +153,7 @@ class CpuDriver:
 
     def empty_cache_for_benchmark(self) -> Any:
         """A buffer larger than the last-level cache; ``clear_cache`` writes it to evict."""
-        import numpy as np  # optional: only benchmarks flushing the cache need it
+        import numpy as np  # lazy: ~60 ms, only benchmarks flushing the cache need it
 
         return np.empty(_FLUSH_BYTES, np.uint8)
 

@@ -27,6 +27,7 @@ def generate(
 ) -> tuple[str, bytes, str | None]:
     """Parse, verify, optimize with the new pass manager (unless ``run_passes`` is off, for IR
     that is already optimized), and emit an object (and assembly)."""
+    # lazy: importing this module (the parent process does) must not load LLVM (~40 ms)
     import llvmlite.binding as llvm
 
     llvm.initialize_native_target()
@@ -44,6 +45,7 @@ def generate(
 
 
 def parse(ir_text: str, triple: str, tm: Any) -> Any:
+    # lazy: importing this module (the parent process does) must not load LLVM (~40 ms)
     import llvmlite.binding as llvm
 
     ref = llvm.parse_assembly(ir_text)
@@ -54,6 +56,7 @@ def parse(ir_text: str, triple: str, tm: Any) -> Any:
 
 
 def optimize(ref: Any, tm: Any, level: int, vectorize: bool) -> None:
+    # lazy: importing this module (the parent process does) must not load LLVM (~40 ms)
     import llvmlite.binding as llvm
 
     pto = llvm.create_pipeline_tuning_options(speed_level=level)
@@ -84,7 +87,7 @@ def _write(stream: Any, message: Any) -> None:
 def serve() -> None:
     """The child's loop: one request in, one reply out, until stdin closes."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    import llvmlite.binding as llvm  # load LLVM before saying ready
+    import llvmlite.binding as llvm  # lazy: the child loads LLVM here, before saying ready
 
     llvm.initialize_native_target()
     llvm.initialize_all_targets()

@@ -29,7 +29,7 @@ def register(lock: Any) -> None:
 
 
 def _llvm_lock() -> Any:
-    from llvmlite.binding import ffi
+    from llvmlite.binding import ffi  # lazy: registering a lock must not load LLVM (~40 ms)
 
     # the re-entrant lock llvmlite holds around every LLVM C call (inside its _LLVMLock wrapper)
     wrapper = ffi.lib._lock

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 
 from llvmlite import ir
+from llvmlite.ir.values import FormattedConstant
 
 from .intrinsics import call_same, call_unary, declare
 from .sincos_reduce import pio2_parts, sincos_reduce
@@ -310,8 +311,6 @@ def erfinv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 
 def _libm_log(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    from .intrinsics import declare
-
     fn = declare(b.module, "log", x.type, [x.type])
     return b.call(fn, [x])
 
@@ -352,8 +351,6 @@ def _raw_attributes(fn: ir.Function, *attrs: str) -> None:
 def _keep(module: ir.Module, fns: Sequence[ir.Function]) -> None:
     """List ``fns`` in llvm.compiler.used: unused internal functions are deleted long before
     the loop vectorizer would call them."""
-    from llvmlite.ir.values import FormattedConstant
-
     kept = module.globals.get(_KEEP)
     refs = list(kept.initializer.constant) if kept is not None else []
     refs += [FormattedConstant(ir.PointerType(), f.get_reference()) for f in fns]

@@ -65,8 +65,6 @@ class Carried:
 
 
 def _copy_view(buf: BufferTile) -> Tile:
-    from ..tiles import MapTile
-
     return MapTile(buf.shape, buf.elem, [buf], lambda b, v: v[0])
 
 

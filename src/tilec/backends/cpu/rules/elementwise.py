@@ -22,6 +22,7 @@ from ....ir.types import (
     uint32,
     uint64,
 )
+from ...llvm.intrinsics import declare
 from ..lower import Lowering, map_tile, result_shape
 from ..mathops import emit_math, weight
 from ..scalar import binary, bitcast, cast, compare, constant
@@ -191,8 +192,6 @@ def _assume(lw: Lowering, op: O.AssumeOp) -> None:
     x = lw.get(op.operands[0])
     if isinstance(x, Tile):
         return  # facts about whole tiles are not used by this backend
-    from ...llvm.intrinsics import declare
-
     lw.b.call(declare(lw.b.module, "llvm.assume", ir.VoidType(), [ir.IntType(1)]), [x])
 
 

@@ -20,7 +20,7 @@ from ...llvm import types as T
 from ..load_tile import LoadTile, address, align_of, find_split, guarded, pointee, read
 from ..lower import Lowering, result_shape
 from ..nest import emit_nest
-from ..scalar import constant, from_compute, to_compute
+from ..scalar import binary, constant, from_compute, to_compute
 from ..store_hazard import overwrites_pending_load
 from ..tiles import BufferTile, Index, Scope, Tile, storage
 from .elementwise import elementwise
@@ -178,8 +178,6 @@ def _cas_loop(
     b: ir.IRBuilder, kind: O.AtomicKind, elem: ScalarType, addr: ir.Value, val: ir.Value, order: str
 ) -> ir.Value:
     """Read-modify-write through compare-exchange, for types atomicrmw lacks (bf16, i1)."""
-    from ..scalar import binary
-
     ty = storage(elem)
     old0 = b.load(addr, typ=ty, align=align_of(elem))
     pre = b.block

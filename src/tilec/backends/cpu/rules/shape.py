@@ -14,7 +14,7 @@ from ....ir import ops as O
 from ....ir.core import Op, Value
 from ....ir.types import TileType, shape_of
 from ..lower import Lowering, expensive
-from ..tiles import Index, Scope, Tile, ViewTile, linear_index
+from ..tiles import Index, Scope, SplatTile, Tile, ViewTile, linear_index
 
 
 def _shape(op: Op, i: int = 0) -> tuple[int, ...]:
@@ -62,8 +62,6 @@ def _reshape(lw: Lowering, op: O.ReshapeOp) -> None:
     dst = _shape(op)
     x = lw.get(op.operands[0])
     if not isinstance(x, Tile):  # a scalar seen as a tile of one element
-        from ..tiles import SplatTile
-
         lw.define(op.result, SplatTile(dst, op.result.type.element, x))  # type: ignore[union-attr]
         return
     if x.shape == dst:
@@ -156,9 +154,7 @@ def _split(lw: Lowering, op: O.SplitOp) -> None:
     for k, res in enumerate(op.results):
         t = res.type
         if not isinstance(t, TileType):  # splitting a (2,) tile gives two scalars
-            from ..tiles import Scope as _S
-
-            s = _S(lw.b)
+            s = Scope(lw.b)
             lw.env[res] = s.get(src, (s.const(k),))
             continue
 
