@@ -262,7 +262,6 @@ LAZY: dict[tuple[str, str], str] = {
     ("tilec.language.core", "tilec.ir.types"): "pending: no cycle, can move to the top",
     ("tilec.language.extra.libdevice", "tilec.language.extra.libdevice_composed"): "pending",
     ("tilec.language.extra.libdevice", "tilec.errors"): "pending",
-    ("tilec.platform.select", "tilec.platform.probes"): "pending",
     ("tilec.runtime.binder", "tilec.language.constexpr"): "pending",
     ("tilec.runtime.compiler", "tilec.frontend"): "pending",
     ("tilec.runtime.compiler", "tilec.passes.pipeline"): "pending",
@@ -295,17 +294,19 @@ UNMARKED: dict[str, str] = {
     "tilec.frontend.semantics": "pending",
     "tilec.language.core": "pending: functools and inspect can be imported at the top",
     "tilec.passes.constant_fold": "pending",
-    "tilec.platform.matrix": "pending",
-    "tilec.platform.system": "pending",
     "tilec.runtime.compiler": "pending",
     "tilec.runtime.testing": "pending",
 }
 
 
 def _says_lazy(lines: list[str], lineno: int) -> bool:
-    here, above = lines[lineno - 1], lines[lineno - 2].strip()
-    reason = here.partition(LAZY_COMMENT)[2] or (
-        above.partition(LAZY_COMMENT)[2] if above.startswith(LAZY_COMMENT) else ""
+    """A ``# lazy: <reason>`` on the import's line or right above its run of imports."""
+    above = lineno - 1
+    while above > 0 and lines[above - 1].strip().startswith(("import ", "from ")):
+        above -= 1
+    comment = lines[above - 1].strip() if above > 0 else ""
+    reason = lines[lineno - 1].partition(LAZY_COMMENT)[2] or (
+        comment.partition(LAZY_COMMENT)[2] if comment.startswith(LAZY_COMMENT) else ""
     )
     return bool(reason.strip())
 

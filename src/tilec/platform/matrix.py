@@ -200,7 +200,7 @@ def normalize_arch(machine: str) -> str:
 @functools.lru_cache(maxsize=1)
 def load_policy() -> SupportPolicy:
     """The policy shipped in the package (read once, on first use)."""
-    from importlib import resources  # ~13 ms to import: only when the policy is read
+    from importlib import resources  # lazy: ~13 ms, only when the policy is read
 
     text = resources.files(__package__).joinpath("support.json").read_text(encoding="utf-8")
     return parse_policy(json.loads(text))

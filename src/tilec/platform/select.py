@@ -24,6 +24,7 @@ from .matrix import (
     ptx_text,
     version_tuple,
 )
+from .probes import gather_facts
 from .target import DRIVER_JIT, NVJITLINK, PTXAS, Assembler, Refusal, TargetPlan, plan_target
 from .toolchain import WSL_LIB
 
@@ -347,8 +348,6 @@ def select_backend(
 ) -> Selection:
     """The backend tilec uses here; ``require="cuda"``/``"cpu"`` reports whether that one works."""
     if facts is None:
-        from .probes import gather_facts
-
         facts = gather_facts()
     policy = policy or load_policy()
     plan = plan_cuda(facts, policy) if require != "cpu" else None

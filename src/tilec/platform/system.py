@@ -160,6 +160,7 @@ class System:
 
     def windows_registry_dword(self, key: str, name: str) -> int | None:
         try:
+            # lazy: Windows only
             import winreg  # type: ignore[import-not-found,unused-ignore]
 
             with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, key) as handle:  # type: ignore[attr-defined,unused-ignore]
@@ -213,7 +214,7 @@ class System:
         return tuple(dict.fromkeys(p for p in paths if p))
 
     def dist_version(self, name: str) -> str:
-        import importlib.metadata  # ~10 ms to import: only when a distribution is asked about
+        import importlib.metadata  # lazy: ~10 ms, only when a distribution is asked about
 
         try:
             return importlib.metadata.version(name)
@@ -244,7 +245,7 @@ class System:
 
     def dist_text(self, name: str, filename: str) -> str | None:
         """A file of distribution ``name``'s metadata (direct_url.json ...), None if absent."""
-        import importlib.metadata  # (as above)
+        import importlib.metadata  # lazy: (as above)
 
         try:
             return importlib.metadata.distribution(name).read_text(filename)
@@ -281,6 +282,7 @@ class System:
 
     def llvm(self) -> tuple[LLVMFacts, HostCPU]:
         try:
+            # lazy: loads LLVM (~40 ms), only for the doctor's LLVM facts
             import llvmlite
             import llvmlite.binding as llvm
 
