@@ -39,7 +39,8 @@ def _python_function(fn: Any) -> Callable[..., Any]:
 
 
 def _llvmlite_version() -> str:
-    import llvmlite  # the package root is tiny; llvmlite.binding (the LLVM library) is not loaded
+    # lazy: defining a kernel loads no backend, llvmlite included (tests/runtime/test_host_api.py)
+    import llvmlite
 
     return str(llvmlite.__version__)
 
