@@ -167,9 +167,6 @@ OPEN: dict[tuple[str, ...], str] = {
         "pending: control flow and attribute access are typed by the FunctionCodegen that calls "
         "them"
     ),
-    ("tilec.language.extra.libdevice", "tilec.language.extra.libdevice_composed"): (
-        "pending: the composed functions call libdevice's, which lists them"
-    ),
 }
 
 
@@ -264,8 +261,6 @@ LAZY: dict[tuple[str, str], str] = {
     ("tilec.language.aggregate", "tilec.frontend.values"): "pending",
     ("tilec.language.core", "tilec.errors"): "pending: no cycle, can move to the top",
     ("tilec.language.core", "tilec.ir.types"): "pending: no cycle, can move to the top",
-    ("tilec.language.extra.libdevice", "tilec.language.extra.libdevice_composed"): "pending",
-    ("tilec.language.extra.libdevice", "tilec.errors"): "pending",
     ("tilec.runtime.binder", "tilec.language.constexpr"): (
         "the language package loads the frontend (~75 ms): not on importing the runtime, only "
         "when the first kernel is defined"

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import UnsupportedName
 from ...frontend.builtin import Builtin
 from ...frontend.builtins_math import math_function
 from ...ir.ops import MATH_FUNCTIONS
+from .libdevice_composed import COMPOSED
 
 # libdevice spellings that differ from the MathOp name
 _ALIASES = {
@@ -19,22 +21,15 @@ _ALIASES = {
     "popcount": "popc",
 }  # fmt: skip
 
-# functions of libdevice_composed.py (a literal, so this module imports nothing to list them)
-_COMPOSED_NAMES = frozenset({"llrint"})
-
 _cache: dict[str, Builtin] = {}
 
 
 def __getattr__(name: str) -> Any:
-    """Functions are created on first use, so importing this module does no work."""
+    """Functions of a MathOp are created on first use."""
     fn = _ALIASES.get(name, name)
-    if fn in _COMPOSED_NAMES:  # written in tl from the MathOps
-        from .libdevice_composed import COMPOSED
-
+    if fn in COMPOSED:  # written in tl from the MathOps
         return COMPOSED[fn]
     if fn not in MATH_FUNCTIONS:
-        from ...errors import UnsupportedName
-
         raise UnsupportedName(f"libdevice.{name} is not supported by tilec")
     if name not in _cache:
         _cache[name] = math_function(fn, name)
@@ -42,4 +37,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(MATH_FUNCTIONS) | set(_ALIASES) | _COMPOSED_NAMES)
+    return sorted(set(MATH_FUNCTIONS) | set(_ALIASES) | set(COMPOSED))

@@ -8,14 +8,16 @@ index expressions.
 # (tl code: run by the frontend, where tensors have methods mypy cannot see)
 from __future__ import annotations
 
+from ...frontend.builtins_math import math_function
 from .. import core as tl
 from ..library import library
-from . import libdevice
+
+_rint = math_function("rint")  # libdevice.rint: the MathOp itself
 
 
 @library
 def llrint(x):
-    return libdevice.rint(x).to(tl.int64)
+    return _rint(x).to(tl.int64)
 
 
 COMPOSED = {"llrint": llrint}
