@@ -163,10 +163,6 @@ OPEN: dict[tuple[str, ...], str] = {
         "tilec.backends.cuda.rules_memory",
         "tilec.backends.cuda.tile",
     ): "cuda: pending (helpers take the Lowering they are called from, typed by import)",
-    ("tilec.frontend.codegen", "tilec.frontend.control_flow", "tilec.frontend.operators"): (
-        "pending: control flow and attribute access are typed by the FunctionCodegen that calls "
-        "them"
-    ),
 }
 
 

@@ -41,6 +41,7 @@ from .operators import (
 from .parse import ParsedFunction, parse_function
 from .scope import lookup_global
 from .values import Tensor, is_aggregate, unwrap
+from .visitor import Unit
 
 RETURN = "$return"  # the scope slot holding a function's return value
 
@@ -74,15 +75,6 @@ def _as_tuple(x: Any) -> Any:
     """Lists and tuples are one kind of value in kernel code, as in Triton (where both are
     ``tl.tuple``): ``x.shape == [16]`` and ``[1, 2] == (1, 2)`` hold."""
     return tuple(_as_tuple(unwrap(v)) for v in x) if _is_sequence(x) else x
-
-
-class Unit:
-    """State shared by a kernel and every function inlined into it."""
-
-    def __init__(self, builder: Builder) -> None:
-        self.b = builder
-        self.stack: list[Any] = []  # functions being inlined, to reject recursion
-        self.unrolled = 0  # iterations of static loops generated so far (bounded)
 
 
 class FunctionCodegen:

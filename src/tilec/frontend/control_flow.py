@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import TileTypeError, UnsupportedFeature, UnsupportedSyntax
 from ..ir import ops as O
@@ -22,16 +22,14 @@ from . import arith
 from . import semantics as S
 from .loop_invariants import prune_for, prune_while
 from .values import Tensor, leaves, rebuild, same_structure, unwrap
-
-if TYPE_CHECKING:
-    from .codegen import FunctionCodegen
+from .visitor import Visitor
 
 
 def _runtime(x: Any) -> bool:
     return bool(leaves(x))
 
 
-def _scalar_condition(cg: FunctionCodegen, cond: Tensor, what: str) -> Tensor:
+def _scalar_condition(cg: Visitor, cond: Tensor, what: str) -> Tensor:
     # as in Triton, a one-element tile (a load through ``p + tl.arange(0, 1)``, a reduction
     # with keep_dims) is a scalar condition
     from .builtins_shape import unsplat
@@ -44,7 +42,7 @@ def _contains_return(stmts: list[ast.stmt]) -> bool:
 
 
 # -- merging values from two paths ---------------------------------------------------------
-def _as_like(cg: FunctionCodegen, value: Any, like: Any, block: Block) -> Any:
+def _as_like(cg: Visitor, value: Any, like: Any, block: Block) -> Any:
     """``value`` converted, inside ``block``, to the structure of ``like`` when it is a number."""
     if isinstance(like, Tensor) and S.is_number(value):
         with cg.b.at_end_of(block):
@@ -53,9 +51,7 @@ def _as_like(cg: FunctionCodegen, value: Any, like: Any, block: Block) -> Any:
     return value
 
 
-def _unify(
-    cg: FunctionCodegen, name: str, a: Any, c: Any, blocks: tuple[Block, Block]
-) -> tuple[Any, Any]:
+def _unify(cg: Visitor, name: str, a: Any, c: Any, blocks: tuple[Block, Block]) -> tuple[Any, Any]:
     """Make two values of ``name`` from two paths the same structure and leaf types."""
     if S.is_number(a) and S.is_number(c) and not same_structure(a, c):
         ta, tc = S.python_type(a), S.python_type(c)
@@ -81,7 +77,7 @@ def _unify(
 
 
 # -- if ------------------------------------------------------------------------------------
-def visit_if(cg: FunctionCodegen, node: ast.If, rest: list[ast.stmt]) -> None:
+def visit_if(cg: Visitor, node: ast.If, rest: list[ast.stmt]) -> None:
     cond = unwrap(cg.expr(node.test))
     if not _runtime(cond):
         chosen = node.body if cond else node.orelse
@@ -105,7 +101,7 @@ def visit_if(cg: FunctionCodegen, node: ast.If, rest: list[ast.stmt]) -> None:
     cg.returned = takes_rest
 
 
-def _branch(cg: FunctionCodegen, block: Block, stmts: list[ast.stmt]) -> dict[str, Any]:
+def _branch(cg: Visitor, block: Block, stmts: list[ast.stmt]) -> dict[str, Any]:
     saved = cg.scope
     cg.scope = dict(saved)
     cg.returned = False
@@ -119,7 +115,7 @@ def _branch(cg: FunctionCodegen, block: Block, stmts: list[ast.stmt]) -> dict[st
 
 
 def _merge_into_if(
-    cg: FunctionCodegen, tmp: O.IfOp, then_scope: dict[str, Any], else_scope: dict[str, Any]
+    cg: Visitor, tmp: O.IfOp, then_scope: dict[str, Any], else_scope: dict[str, Any]
 ) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     carried: list[tuple[str, Any]] = []
@@ -160,7 +156,7 @@ def _replace(old: O.IfOp, new: O.IfOp) -> None:
     new.parent = block
 
 
-def visit_ifexp(cg: FunctionCodegen, node: ast.IfExp) -> Any:
+def visit_ifexp(cg: Visitor, node: ast.IfExp) -> Any:
     cond = unwrap(cg.expr(node.test))
     if not _runtime(cond):
         return cg.expr(node.body if cond else node.orelse)
@@ -188,7 +184,7 @@ def assigned_names(stmts: list[ast.stmt]) -> list[str]:
 class _Carried:
     """The names a loop carries, with their initial values made run-time where needed."""
 
-    def __init__(self, cg: FunctionCodegen, body: list[ast.stmt], exclude: str = "") -> None:
+    def __init__(self, cg: Visitor, body: list[ast.stmt], exclude: str = "") -> None:
         self.names = [n for n in assigned_names(body) if n in cg.scope and n != exclude]
         self.init: dict[str, Any] = {}
         for n in self.names:
@@ -198,12 +194,12 @@ class _Carried:
     def values(self) -> list[Tensor]:
         return [t for n in self.names for t in leaves(self.init[n])]
 
-    def bind(self, cg: FunctionCodegen, args: list[Any]) -> None:
+    def bind(self, cg: Visitor, args: list[Any]) -> None:
         it = iter([Tensor(a) for a in args])
         for n in self.names:
             cg.scope[n] = rebuild(self.init[n], it)
 
-    def yielded(self, cg: FunctionCodegen) -> list[Tensor]:
+    def yielded(self, cg: Visitor) -> list[Tensor]:
         out: list[Tensor] = []
         for n in self.names:
             init, new = self.init[n], unwrap(cg.scope[n])
@@ -225,14 +221,14 @@ class _Carried:
         return out
 
 
-def _range_args(cg: FunctionCodegen, call: ast.Call) -> tuple[Any, list[Any], dict[str, Any]]:
+def _range_args(cg: Visitor, call: ast.Call) -> tuple[Any, list[Any], dict[str, Any]]:
     fn = unwrap(cg.expr(call.func))
     args = [unwrap(cg.expr(a)) for a in call.args]
     kwargs = {kw.arg: unwrap(cg.expr(kw.value)) for kw in call.keywords if kw.arg}
     return fn, args, kwargs
 
 
-def visit_for(cg: FunctionCodegen, node: ast.For) -> None:
+def visit_for(cg: Visitor, node: ast.For) -> None:
     from ..language.core import range as tl_range
     from ..language.core import static_range
 
@@ -264,7 +260,7 @@ def visit_for(cg: FunctionCodegen, node: ast.For) -> None:
 MAX_UNROLLED_ITERATIONS = 1 << 14
 
 
-def _unrolled(cg: FunctionCodegen, node: ast.For, values: Sequence[Any]) -> None:
+def _unrolled(cg: Visitor, node: ast.For, values: Sequence[Any]) -> None:
     cg.unit.unrolled += len(values)
     if cg.unit.unrolled > MAX_UNROLLED_ITERATIONS:
         raise UnsupportedFeature(
@@ -276,9 +272,7 @@ def _unrolled(cg: FunctionCodegen, node: ast.For, values: Sequence[Any]) -> None
         cg.visit_body(node.body)
 
 
-def _bounds(
-    cg: FunctionCodegen, start: Any, end: Any, step: Any
-) -> tuple[Tensor, Tensor, Tensor, bool]:
+def _bounds(cg: Visitor, start: Any, end: Any, step: Any) -> tuple[Tensor, Tensor, Tensor, bool]:
     b = cg.b
     vals = [S.to_tensor(b, v) for v in (start, end, step)]
     types = [v.dtype for v in vals]
@@ -299,7 +293,7 @@ def _bounds(
 
 
 def _runtime_for(
-    cg: FunctionCodegen, node: ast.For, start: Any, end: Any, step: Any, attrs: dict[str, Any]
+    cg: Visitor, node: ast.For, start: Any, end: Any, step: Any, attrs: dict[str, Any]
 ) -> None:
     b = cg.b
     lb, ub, st, negative = _bounds(cg, start, end, step)
@@ -325,7 +319,7 @@ def _runtime_for(
     carried.bind(cg, prune_for(loop))
 
 
-def visit_while(cg: FunctionCodegen, node: ast.While) -> None:
+def visit_while(cg: Visitor, node: ast.While) -> None:
     b = cg.b
     carried = _Carried(cg, node.body)
     loop = b.while_([t.value for t in carried.values()])

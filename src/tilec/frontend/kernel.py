@@ -15,9 +15,10 @@ from ..ir.verify import verify
 from ..source import SourceLoc
 from . import fp8
 from .check import check_function
-from .codegen import RETURN, FunctionCodegen, Unit
+from .codegen import RETURN, FunctionCodegen
 from .parse import parse_function
 from .values import Tensor, unwrap
+from .visitor import Unit
 
 
 def _bind(

@@ -8,7 +8,7 @@ import builtins
 import inspect
 import operator
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import CompileError, TileTypeError, UnsupportedSyntax
 from ..ir.builder import Builder
@@ -17,9 +17,7 @@ from . import arith
 from . import semantics as S
 from .builtin import METHODS, BoundMethod
 from .values import Struct, Tensor, is_aggregate, leaves, unwrap
-
-if TYPE_CHECKING:
-    from .codegen import FunctionCodegen
+from .visitor import Visitor
 
 PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -118,7 +116,7 @@ def tensor_binop(b: Builder, op: ast.operator, x: Any, y: Any) -> Tensor:
     return fn(b, x, y)
 
 
-def _tuple_type(cg: FunctionCodegen, values: tuple[Any, ...]) -> Any:
+def _tuple_type(cg: Visitor, values: tuple[Any, ...]) -> Any:
     """``t.type`` of a kernel tuple: Triton's tuple_type of its element types."""
     from ..language.tuples import tuple_type
 
@@ -135,7 +133,7 @@ def _tuple_type(cg: FunctionCodegen, values: tuple[Any, ...]) -> Any:
     return tuple_type([type_of(v) for v in values], getattr(values, "_fields", None))
 
 
-def get_attribute(cg: FunctionCodegen, base: Any, attr: str) -> Any:
+def get_attribute(cg: Visitor, base: Any, attr: str) -> Any:
     """``base.attr`` for tensors (dtype, shape, T, methods), structs and Python objects."""
     base = unwrap(base)
     if isinstance(base, Tensor):
