@@ -136,3 +136,24 @@ def test_only_aggregates_may_be_bases():
 def test_field_types_are_checked():
     with pytest.raises(TypeError, match="attribute 'scale'"):
         Affine(1.0, 2.0, 4)  # compile-time numbers are not tensors
+
+
+def test_string_annotations_resolve_in_a_module_not_in_sys_modules(tmp_path):
+    # a module run from a spec without registering it (as test collectors and plug-in loaders
+    # do) has no sys.modules entry for get_type_hints to find its globals in
+    import importlib.util
+
+    path = tmp_path / "unregistered_aggregate.py"
+    path.write_text(
+        "from __future__ import annotations\n"
+        "import tilec.language as tl\n"
+        "@tl.core._aggregate\n"
+        "class Pair:\n"
+        "    a: tl.tensor\n"
+        "    B: tl.constexpr\n"
+    )
+    spec = importlib.util.spec_from_file_location("unregistered_aggregate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.Pair.__aggregate_fields__ == ("a", "B")
+    assert module.Pair.__aggregate_annotations__["B"] is tl.constexpr

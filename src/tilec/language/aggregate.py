@@ -12,7 +12,7 @@ methods are inlined with the instance bound first.
 from __future__ import annotations
 
 import inspect
-import typing
+import sys
 from typing import Any
 
 from ..errors import UsageError
@@ -23,8 +23,10 @@ _MISSING = object()
 _NOT_COPIED = frozenset({"__dict__", "__weakref__", "__init__", "__annotations__", "__new__"})
 
 
-def _fields_of(cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Annotations and defaults: inherited aggregate fields first, the class's own after."""
+def _fields_of(cls: type, caller: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Annotations and defaults: inherited aggregate fields first, the class's own after. String
+    annotations resolve in the class's module or, for a module that is not in ``sys.modules``
+    (run from a spec, ``exec``'d), in ``caller``: the globals the decorator was applied in."""
     annotations: dict[str, Any] = {}
     defaults: dict[str, Any] = {}
     for base in reversed(cls.__mro__[1:]):
@@ -37,9 +39,11 @@ def _fields_of(cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
             )
         annotations.update(base.__aggregate_annotations__)
         defaults.update(base.__aggregate_defaults__)
-    hints = typing.get_type_hints(cls)
-    for name in inspect.get_annotations(cls):
-        annotations[name] = hints[name]
+    module = sys.modules.get(cls.__module__)
+    namespace = vars(module) if module is not None else caller
+    own = inspect.get_annotations(cls, globals=namespace, locals=dict(vars(cls)), eval_str=True)
+    for name, hint in own.items():
+        annotations[name] = hint
         value = cls.__dict__.get(name, _MISSING)
         if value is not _MISSING and not callable(value):
             defaults[name] = value
@@ -161,7 +165,7 @@ class AggregateBase:
 
 def aggregate(cls: type) -> type:
     """Triton's ``@triton.aggregate``: ``cls`` as an aggregate class (see the module doc)."""
-    annotations, defaults = _fields_of(cls)
+    annotations, defaults = _fields_of(cls, sys._getframe(1).f_globals)
     fields = tuple(annotations)
     init = cls.__dict__.get("__init__") or _default_init(cls.__name__, fields, defaults)
     namespace: dict[str, Any] = {
