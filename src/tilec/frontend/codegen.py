@@ -27,6 +27,8 @@ from ..ir.builder import Builder
 from ..source import SourceLoc
 from . import arith, control_flow
 from .builtin import BoundMethod
+from .builtins_debug import device_assert, static_assert
+from .builtins_shape import subscript
 from .check import check_function
 from .operators import (
     CMP_NAMES,
@@ -170,8 +172,6 @@ class FunctionCodegen:
         control_flow.visit_while(self, node)
 
     def stmt_Assert(self, node: ast.Assert) -> None:
-        from .builtins_debug import device_assert, static_assert
-
         cond = self.expr(node.test)
         msg = self.expr(node.msg) if node.msg is not None else ""
         if is_runtime(cond):
@@ -250,8 +250,6 @@ class FunctionCodegen:
         return get_attribute(self, base, node.attr)
 
     def expr_Subscript(self, node: ast.Subscript) -> Any:
-        from .builtins_shape import subscript
-
         base = self.expr(node.value)
         index = self.expr(node.slice)
         if isinstance(base, Tensor):

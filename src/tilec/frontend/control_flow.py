@@ -20,6 +20,7 @@ from ..ir.core import Block
 from ..ir.types import ScalarType
 from . import arith
 from . import semantics as S
+from .builtins_shape import unsplat
 from .loop_invariants import prune_for, prune_while
 from .values import Tensor, leaves, rebuild, same_structure, unwrap
 from .visitor import Visitor
@@ -32,8 +33,6 @@ def _runtime(x: Any) -> bool:
 def _scalar_condition(cg: Visitor, cond: Tensor, what: str) -> Tensor:
     # as in Triton, a one-element tile (a load through ``p + tl.arange(0, 1)``, a reduction
     # with keep_dims) is a scalar condition
-    from .builtins_shape import unsplat
-
     return arith.to_bool(cg.b, unsplat(cg, cond, f"the condition of {what}"))
 
 

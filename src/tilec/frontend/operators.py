@@ -13,9 +13,11 @@ from typing import Any
 from ..errors import CompileError, TileTypeError, UnsupportedSyntax
 from ..ir.builder import Builder
 from ..ir.ops import BinaryKind as BK
-from . import arith
+from . import arith, builtins_debug, builtins_math
 from . import semantics as S
 from .builtin import METHODS, BoundMethod
+from .builtins_blockptr import struct_attribute
+from .builtins_shape import tensor_attribute
 from .values import Struct, Tensor, is_aggregate, leaves, unwrap
 from .visitor import Visitor
 
@@ -75,8 +77,6 @@ def map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         return None
     if not any(is_runtime(a) for a in args):
         return None
-    from . import builtins_debug, builtins_math
-
     return {
         builtins.min: builtins_math.minimum,
         builtins.max: builtins_math.maximum,
@@ -137,8 +137,6 @@ def get_attribute(cg: Visitor, base: Any, attr: str) -> Any:
     """``base.attr`` for tensors (dtype, shape, T, methods), structs and Python objects."""
     base = unwrap(base)
     if isinstance(base, Tensor):
-        from .builtins_shape import tensor_attribute
-
         found = tensor_attribute(cg, base, attr)
         if found is not None:
             return found
@@ -146,8 +144,6 @@ def get_attribute(cg: Visitor, base: Any, attr: str) -> Any:
             return BoundMethod(METHODS[attr], base)
         raise TileTypeError(f"tensor has no attribute '{attr}'")
     if isinstance(base, Struct):
-        from .builtins_blockptr import struct_attribute
-
         return struct_attribute(base, attr)
     if is_aggregate(base):
         member = inspect.getattr_static(type(base), attr, None)

@@ -58,7 +58,7 @@ def python_type(x: bool | int | float) -> ScalarType:
 def _held(value: float, dtype: ScalarType) -> float:
     """The value an fp32/fp16 constant really holds: constant folding must see the rounded
     number (an fp32 0.1 widened to fp64 is 0.10000000149011612, as on the device)."""
-    import numpy as np
+    import numpy as np  # lazy: ~60 ms, only when an fp32/fp16 constant is folded
 
     conv = {"fp32": np.float32, "fp16": np.float16}.get(dtype.name)
     if conv is None or value != value:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import ConstexprError, TileTypeError
 from ..ir.core import Value
 from ..ir.types import Element, TileType, Type, element_of, shape_of
 from ..language.constexpr import constexpr
@@ -29,8 +30,6 @@ class Tensor:
     def __init__(self, value: Value) -> None:
         t = value.type
         if type(t) is TileType and t.numel > MAX_TILE_NUMEL:
-            from ..errors import TileTypeError
-
             raise TileTypeError(
                 f"a tile of shape {list(t.shape)} has {t.numel} elements, more than the "
                 f"maximum of {MAX_TILE_NUMEL} (2**20, as in Triton)"
@@ -64,8 +63,6 @@ class Tensor:
         return f"<tensor {self.type}>"
 
     def __bool__(self) -> bool:
-        from ..errors import ConstexprError
-
         raise ConstexprError("the truth value of a run-time tensor is not known at compile time")
 
 
