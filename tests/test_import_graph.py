@@ -2,8 +2,8 @@
 
 Read statically with ast: nothing is imported. An import is an edge to the most specific tilec
 module it names (``from .pkg import mod`` reaches ``pkg.mod``, ``from .pkg import name`` reaches
-``pkg/__init__``); the parent packages Python initializes on the way are not edges of their own.
-Every import counts toward a cycle: one under ``if TYPE_CHECKING:`` (two modules that need each
+``pkg/__init__``). The parent packages Python initializes on the way are edges of their own
+only in test_no_import_cycles_through_packages. Every import counts toward a cycle: one under ``if TYPE_CHECKING:`` (two modules that need each
 other's types cannot be read one without the other) and one inside a function (a cycle held
 together by function-local imports is still a cycle).
 
@@ -222,7 +222,7 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert cycles(graph) == [["a", "b", "c"]]
 
 
-def test_imports_count_under_type_checking_and_inside_functions(tmp_path: Path) -> None:
+def test_imports_count_under_type_checking_and_inside_functions() -> None:
     tree = ast.parse(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from .kernel import LaunchedKernel\n"
@@ -230,6 +230,12 @@ def test_imports_count_under_type_checking_and_inside_functions(tmp_path: Path) 
     )
     found = {(t, imp.local) for imp in _imports("tilec.runtime.jit", tree) for t in targets(imp)}
     assert found == {("tilec.runtime.kernel", False), ("tilec.runtime.bounds", True)}
+
+
+def test_an_import_runs_the_packages_above_it_but_not_the_importers() -> None:
+    assert _packages_run("tilec.runtime.jit", "tilec.frontend.values") == ["tilec.frontend"]
+    assert _packages_run("tilec.frontend.codegen", "tilec.frontend.values") == []
+    assert _packages_run("tilec.frontend", "tilec.frontend.values") == []
 
 
 # Function-local imports of tilec modules: (importer, imported) -> why it is not at the top.
@@ -356,3 +362,19 @@ def test_function_local_imports_of_other_packages_say_why() -> None:
     )
     gone = [name for name in UNMARKED if name not in silent]
     assert gone == [], f"every import says why now (strike it from UNMARKED): {gone}"
+
+
+def test_a_lazy_reason_stands_beside_the_import_or_above_its_run() -> None:
+    lines = [
+        "def f():",
+        "    import numpy  # lazy: slow",
+        "    # lazy: optional",
+        "    import cuda.bindings",
+        "    import cuda.pathfinder",
+        "    # a comment that is no reason",
+        "    import llvmlite",
+        "    import torch  # lazy:",
+    ]
+    assert [_says_lazy(lines, n) for n in range(2, 9) if "import" in lines[n - 1]] == [
+        True, True, True, False, False,
+    ]  # fmt: skip
