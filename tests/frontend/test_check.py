@@ -40,7 +40,13 @@ def k_import(p):
 
 
 def k_listcomp(p):
-    return [i for i in range(3)]
+    t = (1, 2)
+    return [i + j for i in t for j in t]
+
+
+def k_listcomp_if(p):
+    t = (1, 2)
+    return [i for i in t if i > 1]
 
 
 def k_dict(p):
@@ -56,9 +62,8 @@ def k_walrus(p):
         tl.store(p, n)
 
 
-def k_starcall(p):
-    args = (p, 1.0)
-    tl.store(*args)
+def k_starred_assign(p):
+    a, *b = (p, 1.0)  # noqa: F841
 
 
 def k_kwcall(p):
@@ -80,7 +85,7 @@ def k_nested_def(p):
     return inner
 
 
-def k_varargs(p, *rest):
+def k_kwargs(p, **rest):
     pass
 
 
@@ -97,11 +102,12 @@ def k_raise(p):
         (k_global, "global statements are not supported in kernels"),
         (k_del, "del statements are not supported in kernels"),
         (k_import, "import statements are not supported in kernels"),
-        (k_listcomp, "list comprehensions are not supported in kernels"),
+        (k_listcomp, "nested comprehensions are not supported in kernels"),
+        (k_listcomp_if, "'if' clauses in comprehensions are not supported in kernels"),
         (k_dict, "dict displays are not supported in kernels"),
         (k_set, "set displays are not supported in kernels"),
         (k_walrus, "assignment expressions (:=) are not supported in kernels"),
-        (k_starcall, "star-arguments (*args) are not supported in kernels"),
+        (k_starred_assign, "starred expressions other than f(*tuple) are not supported in kernels"),
         (k_kwcall, "**keyword arguments are not supported in kernels"),
         (k_while_else, "else clauses on loops are not supported in kernels"),
         (k_nested_def, "nested function definitions are not supported in kernels"),
@@ -115,7 +121,7 @@ def test_rejected_before_codegen(fn, what):
     assert info.value.loc.line > fn.__code__.co_firstlineno
 
 
-def test_star_parameters():
+def test_keyword_parameters():
     with pytest.raises(UnsupportedSyntax) as info:
-        build(k_varargs, "*fp32")
-    assert info.value.message == "*args and **kwargs parameters are not supported in kernels"
+        build(k_kwargs, "*fp32")
+    assert info.value.message == "**kwargs parameters are not supported in kernels"

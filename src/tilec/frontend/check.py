@@ -1,7 +1,9 @@
 """Reject Python syntax that kernels may not use, before any IR is generated.
 
 Kernels are a subset of Python: no classes, lambdas, exceptions, context managers, generators,
-comprehensions, global/nonlocal, del, star-arguments, break/continue, or returns inside loops.
+comprehensions other than a list over a tuple, global/nonlocal, del, ``*`` other than unpacking
+a tuple into a call (or collecting ``*args``), ``**kwargs``, break/continue, or returns inside
+loops.
 One pass over the AST finds the first offender and reports it with its location.
 """
 
@@ -29,14 +31,13 @@ _FORBIDDEN: dict[type, str] = {
     ast.Raise: "raise statements",
     ast.Import: "import statements",
     ast.ImportFrom: "import statements",
-    ast.ListComp: "list comprehensions",
     ast.SetComp: "set comprehensions",
     ast.DictComp: "dict comprehensions",
     ast.GeneratorExp: "generator expressions",
     ast.Dict: "dict displays",
     ast.Set: "set displays",
     ast.NamedExpr: "assignment expressions (:=)",
-    ast.Starred: "star-arguments (*args)",
+    ast.Starred: "starred expressions other than f(*tuple)",
     ast.Break: "break",
     ast.Continue: "continue",
     ast.FunctionDef: "nested function definitions",
@@ -70,6 +71,18 @@ class _Checker(ast.NodeVisitor):
         for kw in node.keywords:
             if kw.arg is None:
                 self.fail(kw.value, "**keyword arguments")
+        self.visit(node.func)
+        for arg in node.args:  # ``f(*t)`` unpacks a tuple, as in Triton; elsewhere it is refused
+            self.visit(arg.value if isinstance(arg, ast.Starred) else arg)
+        for kw in node.keywords:
+            self.visit(kw.value)
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        """``[e for x in t]`` over a tuple, as in Triton: one ``for``, no ``if``."""
+        if len(node.generators) != 1:
+            self.fail(node, "nested comprehensions")
+        if node.generators[0].ifs:
+            self.fail(node.generators[0].ifs[0], "'if' clauses in comprehensions")
         self.generic_visit(node)
 
     def _loop(self, node: ast.For | ast.While) -> None:
@@ -94,10 +107,9 @@ def check_function(parsed: ParsedFunction) -> None:
     """Raise UnsupportedSyntax at the first construct kernels may not use."""
     fn = parsed.node
     args = fn.args
-    if args.vararg is not None or args.kwarg is not None:
-        bad = args.vararg or args.kwarg
+    if args.kwarg is not None:  # (*args is bound as a tuple, as in Triton)
         raise UnsupportedSyntax(
-            "*args and **kwargs parameters are not supported in kernels", parsed.loc(bad)
+            "**kwargs parameters are not supported in kernels", parsed.loc(args.kwarg)
         )
     checker = _Checker(parsed)
     for stmt in fn.body:

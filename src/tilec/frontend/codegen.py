@@ -42,6 +42,7 @@ from .operators import (
 )
 from .parse import ParsedFunction, parse_function
 from .scope import lookup_global
+from .semantics import describe
 from .values import Tensor, is_aggregate, unwrap
 from .visitor import Unit
 
@@ -71,6 +72,10 @@ def _check_result_unused(node: ast.Call, fn: Any) -> None:
 
 def _is_sequence(x: Any) -> bool:
     return isinstance(x, (list, tuple))
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
 def _as_tuple(x: Any) -> Any:
@@ -340,9 +345,44 @@ class FunctionCodegen:
         fn = self.expr(node.func)
         if not result_used:
             _check_result_unused(node, fn)
-        args = [self.expr(a) for a in node.args]
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):  # ``f(*t)``: the elements of a tuple, as in Triton
+                args += self._unpacked(a.value)
+            else:
+                args.append(self.expr(a))
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords if kw.arg is not None}
         return self.call(fn, args, kwargs)
+
+    def _unpacked(self, node: ast.expr) -> list[Any]:
+        value = unwrap(self.expr(node))
+        if not isinstance(value, (tuple, list)):
+            with self.located(node):
+                raise TileTypeError(
+                    f"only a tuple can be unpacked with '*' in a kernel, not {describe(value)}"
+                )
+        return list(value)
+
+    def expr_ListComp(self, node: ast.ListComp) -> Any:
+        """``[e for x in t]`` over a tuple: unrolled at compile time into a tuple."""
+        gen = node.generators[0]
+        items = unwrap(self.expr(gen.iter))
+        if not isinstance(items, (tuple, list)):
+            raise UnsupportedSyntax(
+                f"comprehensions in kernels iterate over tuples only, not {describe(items)}"
+            )
+        # the loop variables are the comprehension's own, as in Python
+        saved = {n: self.scope[n] for n in _target_names(gen.target) if n in self.scope}
+        results = []
+        try:
+            for item in items:
+                self.assign(gen.target, item)
+                results.append(self.expr(node.elt))
+        finally:
+            for n in _target_names(gen.target):
+                self.scope.pop(n, None)
+            self.scope.update(saved)
+        return tuple(results)
 
     # -- calls ---------------------------------------------------------------------------
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -361,6 +401,9 @@ class FunctionCodegen:
             return self.inline(fn.fn, args, kwargs)
         if isinstance(fn, type) and getattr(fn, "__tilec_aggregate__", False):
             return self.construct_aggregate(fn, args, kwargs)
+        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
+            # a named tuple holds kernel values (tensors too) like any tuple, as in Triton
+            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
         if getattr(fn, "__tilec_takes_kernel_values__", False) or (
             inspect.ismethod(fn) and is_aggregate(fn.__self__)
         ):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import CompileError, UnsupportedFeature, UsageError, with_cause
-from ..ir.argspec import ArgKind, ArgSpec
+from ..ir.argspec import ArgKind, ArgSpec, leaves
 from ..ir.builder import Builder
+from ..ir.core import Value
 from ..ir.ops import FuncOp, ModuleOp
 from ..ir.verify import verify
 from ..source import SourceLoc
@@ -21,21 +22,26 @@ from .values import Tensor, unwrap
 from .visitor import Unit
 
 
+def _bound(spec: ArgSpec, args: Iterator[Value]) -> Any:
+    """The kernel value of one argument, taking its run-time parameters from ``args``."""
+    if spec.kind is ArgKind.CONSTEXPR:
+        return unwrap(spec.value)
+    if spec.kind is ArgKind.NONE:
+        return None
+    if spec.kind is ArgKind.TUPLE:  # rebuilt from its leaves, a named tuple as its class
+        python_type, elements = spec.value
+        items = [_bound(e, args) for e in elements]
+        return python_type(*items) if hasattr(python_type, "_fields") else tuple(items)
+    if spec.equals_one:
+        return 1  # Triton specializes integers equal to 1 as constants
+    return Tensor(next(args))
+
+
 def _bind(
     params: list[inspect.Parameter], specs: Sequence[ArgSpec], func: FuncOp
 ) -> dict[str, Any]:
-    scope: dict[str, Any] = {}
     args = iter(func.args)
-    for param, spec in zip(params, specs):
-        if spec.kind is ArgKind.CONSTEXPR:
-            scope[param.name] = unwrap(spec.value)
-        elif spec.kind is ArgKind.NONE:
-            scope[param.name] = None
-        elif spec.equals_one:
-            scope[param.name] = 1  # Triton specializes integers equal to 1 as constants
-        else:
-            scope[param.name] = Tensor(next(args))
-    return scope
+    return {param.name: _bound(spec, args) for param, spec in zip(params, specs)}
 
 
 def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) -> ModuleOp:
@@ -66,7 +72,7 @@ def _build(fn: Any, specs: Sequence[ArgSpec], name: str | None) -> ModuleOp:
         )
     loc = parsed.loc(None)
     module = ModuleOp(loc)
-    func = FuncOp(name or fn.__name__, [s for s in specs if s.is_runtime], loc)
+    func = FuncOp(name or fn.__name__, [s for s in leaves(specs) if s.is_runtime], loc)
     module.body.append(func)
     unit = Unit(Builder(func.body, loc))
     unit.stack.append(fn)

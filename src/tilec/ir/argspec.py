@@ -3,12 +3,15 @@
 The runtime derives an ArgSpec from each Python argument (Triton's specialization rules:
 pointers aligned to 16 bytes, integers divisible by 16, integers equal to 1, i32 vs i64 by
 value, constexprs by value); the tuple of ArgSpecs is part of the cache key and tells the
-frontend the parameter types. Frozen and hashable, never a ``"*fp32"`` string.
+frontend the parameter types. Frozen and hashable, never a ``"*fp32"`` string. A tuple
+argument is one spec holding its elements' specs (the frontend rebuilds the tuple); backends and
+launchers see only its ``leaves``.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +23,7 @@ class ArgKind(enum.Enum):
     SCALAR = "scalar"  # an int/float/bool passed at run time: ``type`` is a ScalarType
     CONSTEXPR = "constexpr"  # folded into the kernel: ``value`` holds it
     NONE = "none"  # ``None`` passed for an unused argument (folded like a constexpr)
+    TUPLE = "tuple"  # a (named) tuple of arguments: ``value`` is (its Python type, element specs)
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,8 @@ class ArgSpec:
             return f"{self.name}={self.value!r}"
         if self.kind is ArgKind.NONE:
             return f"{self.name}=None"
+        if self.kind is ArgKind.TUPLE:
+            return f"{self.name}=({', '.join(str(e) for e in self.value[1])})"
         facts = (":16" if self.divisible_by_16 else "") + ("=1" if self.equals_one else "")
         return f"{self.name}: {self.type}{facts}"
 
@@ -55,3 +61,21 @@ def scalar_arg(name: str, t: ScalarType, divisible_by_16: bool = False) -> ArgSp
 
 def constexpr_arg(name: str, value: Any) -> ArgSpec:
     return ArgSpec(name, ArgKind.CONSTEXPR, value=value)
+
+
+def tuple_arg(name: str, python_type: type, elements: Sequence[ArgSpec]) -> ArgSpec:
+    """A tuple argument (``python_type`` is ``tuple`` or a named tuple class); its elements
+    are named ``name[0]``, ``name[1]`` ... by the caller."""
+    return ArgSpec(name, ArgKind.TUPLE, value=(python_type, tuple(elements)))
+
+
+def leaves(specs: Sequence[ArgSpec]) -> tuple[ArgSpec, ...]:
+    """The specs with every tuple replaced by its elements, depth first: what backends and
+    launchers see (one value per leaf at launch)."""
+    out: list[ArgSpec] = []
+    for s in specs:
+        if s.kind is ArgKind.TUPLE:
+            out += leaves(s.value[1])
+        else:
+            out.append(s)
+    return tuple(out)

@@ -19,6 +19,7 @@ from .. import config as _config
 from ..backends import registry
 from ..backends.target import Target
 from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
+from ..ir.argspec import leaves
 from ..source_text import def_text, recover_exec_source, with_text
 from . import checked_kernel, compiler, descriptor_args, fingerprint, kernel, specialize
 from .binder import (
@@ -33,6 +34,7 @@ from .global_guard import GlobalGuard
 from .kernel import LaunchedKernel
 from .launch_options import check_extern_libs, compile_options, hashable_options
 from .reinterpret import TensorWrapper, reinterpret, type_canonicalisation_dict  # noqa: F401
+from .tuple_args import TupleKernel, tuple_positions
 
 __all__ = ["JITFunction", "compile_options", "jit"]
 
@@ -314,7 +316,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         check_extern_libs(opts, device)
         backend = registry.get(device)
         compiled = compiler.compile(self, specs, _target(device, backend), opts)
-        built = kernel.build(backend, compiled, specs)
+        built = kernel.build(backend, compiled, leaves(specs))  # a tuple passes its leaves
         if compiled.metadata.bounds is not None and not self._checked_kernels:
             self._checked_kernels = True
             self._reset_bind()
@@ -323,7 +325,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
                 f"{self.__name__}: compiled kernel takes {len(compiled.metadata.params)} "
                 f"arguments, the specialization passes {len(built._pick)}"
             )
-        return built
+        return TupleKernel(built, specs) if tuple_positions(specs) else built
 
 
 _LIVE: weakref.WeakSet[JITFunction] = weakref.WeakSet()

@@ -5,6 +5,8 @@ returns ``(key_part, value)``: the key part is a small hashable value carrying e
 compiler may assume (Triton's rules: ints equal to 1 or divisible by 16, i32/i64/u64 by value,
 16-byte pointer alignment, the array's device and dtype) and ``value`` is what the launch packs.
 The key parts are all the specialization needs: ``spec_from_key`` turns them into ArgSpecs.
+A tuple's key part holds its type and its elements' key parts; its launch value is the flat
+tuple of its leaves' values.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from ..backends import registry
 from ..errors import TilecError, UnsupportedFeature, UsageError
 from ..ir import types as ir
-from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
+from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg, tuple_arg
 from . import dlpack, dtypes, numpy_struct
 from .memory import CUDA_MEMORY, HOST_MEMORY, KNOWN
 from .reinterpret import element_type
@@ -237,6 +239,64 @@ def describe_descriptor(d: Any) -> tuple[DescriptorKey, Any]:
     return key, d
 
 
+# ---------------------------------------------------------------------------- tuples
+
+
+class TupleKey(tuple):  # type: ignore[type-arg]
+    """The key part of a (named) tuple argument: its Python type, then each element's key part
+    (Triton specializes every element as it would a whole argument)."""
+
+    __slots__ = ()
+
+
+class ConstexprKey(tuple):  # type: ignore[type-arg]
+    """The key part of a value compile-time by its type wherever it is passed (``tl.constexpr``,
+    a @jit function): ``(constexpr_key(value),)``."""
+
+    __slots__ = ()
+
+
+def _describe_constexpr(v: Any) -> tuple[ConstexprKey, Any]:
+    return ConstexprKey((constexpr_key(v),)), v
+
+
+def _describe_tuple(t: tuple[Any, ...]) -> tuple[TupleKey, tuple[Any, ...]]:
+    """A tuple's key and its launch values: one per leaf, nested tuples flattened in order."""
+    keys: list[Any] = [type(t)]
+    values: list[Any] = []
+    for i, item in enumerate(t):
+        try:
+            key, value = describe(item)
+        except TilecError as exc:
+            raise type(exc)(f"element [{i}]: {exc}") from None
+        if type(key) is DescriptorKey:
+            raise UnsupportedFeature("a TensorDescriptor inside a tuple argument")
+        keys.append(key)
+        if type(key) is TupleKey:
+            values += value
+        else:
+            values.append(value)
+    return TupleKey(keys), tuple(values)
+
+
+def _unspecialized_key(key: Any) -> Any:
+    """A key part with its value facts dropped (``do_not_specialize``): the type remains."""
+    if type(key) is int:
+        return I32 if key == ONE else key & ~1
+    if type(key) is PointerKey and key.aligned:
+        return pointer_keys(key.device, key.element)[0]
+    if type(key) is TupleKey:
+        return TupleKey([key[0], *map(_unspecialized_key, key[1:])])
+    return key
+
+
+def leaf_keys(name: str, key: Any) -> list[tuple[str, Any]]:
+    """``(name, key)`` of each leaf of an argument: ``x[0]``, ``x[1][0]`` ... for tuples."""
+    if type(key) is not TupleKey:
+        return [(name, key)]
+    return [leaf for i, k in enumerate(key[1:]) for leaf in leaf_keys(f"{name}[{i}]", k)]
+
+
 def _resolve(t: type) -> Describer:
     """Choose the describer for a Python type (run once per type)."""
     if issubclass(t, bool):
@@ -245,6 +305,10 @@ def _resolve(t: type) -> Describer:
         return _describe_int_subclass
     if issubclass(t, float):
         return _describe_float
+    if issubclass(t, tuple):  # named tuples and torch.Size too
+        return _describe_tuple
+    if t.__name__ == "constexpr" or getattr(t, "__tilec_jit__", False):
+        return _describe_constexpr
     if getattr(t, "__tilec_reinterpreted__", False):
         return _describe_reinterpreted
     if getattr(t, "__tilec_tensor_descriptor__", False):
@@ -283,6 +347,7 @@ DESCRIBERS: dict[type, Describer] = {
     bool: _describe_bool,
     float: _describe_float,
     type(None): _describe_none,
+    tuple: _describe_tuple,
 }
 
 
@@ -310,11 +375,7 @@ def describe(value: Any) -> tuple[Any, Any]:
 def describe_unspecialized(value: Any) -> tuple[Any, Any]:
     """``describe`` for ``do_not_specialize`` parameters: type only, no value facts."""
     key, v = describe(value)
-    if type(key) is int:
-        return (I32 if key == ONE else key & ~1), v
-    if type(key) is PointerKey and key.aligned:
-        return pointer_keys(key.device, key.element)[0], v
-    return key, v
+    return _unspecialized_key(key), v
 
 
 def constexpr_key(value: Any) -> Any:
@@ -337,6 +398,11 @@ def spec_from_key(name: str, key: Any, constexpr: bool) -> ArgSpec:
         return constexpr_arg(name, value)
     if key is None:
         return ArgSpec(name, ArgKind.NONE)
+    if type(key) is ConstexprKey:
+        return spec_from_key(name, key[0], True)
+    if type(key) is TupleKey:
+        elements = [spec_from_key(f"{name}[{i}]", k, False) for i, k in enumerate(key[1:])]
+        return tuple_arg(name, key[0], elements)
     if type(key) is PointerKey:
         return ArgSpec(name, ArgKind.POINTER, ir.PointerType(key.element), key.aligned)
     if not isinstance(key, int):
@@ -353,7 +419,7 @@ def spec_from_key(name: str, key: Any, constexpr: bool) -> ArgSpec:
 def devices_of(names: Sequence[str], keys: Sequence[Any]) -> dict[str, list[str]]:
     """Device kind -> names of the array arguments on it."""
     found: dict[str, list[str]] = {}
-    for name, key in zip(names, keys):
+    for name, key in [leaf for n, k in zip(names, keys) for leaf in leaf_keys(n, k)]:
         if type(key) is PointerKey:
             found.setdefault(key.device, []).append(name)
     return found
