@@ -7,7 +7,7 @@ import pytest
 
 import tilec
 import tilec.language as tl
-from tilec.errors import UsageError
+from tilec.errors import UnsupportedFeature, UsageError
 from tilec.runtime.binder import Parameter, generate_source
 
 from .fake_backend import PROGRAMS
@@ -36,12 +36,16 @@ def test_reserved_prefix_is_rejected():
         tilec.jit(bad)[(1,)](1, 2)
 
 
-def test_keyword_only_and_varargs_are_rejected():
-    def star(x, *rest):
+def test_keyword_only_and_varargs_are_not_launched():
+    """Such a function is a @jit helper (tests/language/test_jit_varargs.py): launching it is
+    refused by name."""
+
+    def star(x, *rest, scale=1):
         pass
 
-    with pytest.raises(UsageError, match="plain parameter"):
-        tilec.jit(star)
+    helper = tilec.jit(star)
+    with pytest.raises(UnsupportedFeature, match=r"\*args.*'rest', 'scale'"):
+        helper[(1,)](1, 2)
 
 
 def test_argument_errors_name_the_parameter(fake):

@@ -303,10 +303,23 @@ def parameters_of(
     result: list[Parameter] = []
     for p in sig.parameters.values():
         if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY):
-            raise UsageError(
-                f"kernel {fn.__name__}: parameter {p.name!r} must be a plain parameter "
-                "(no *args, **kwargs or keyword-only parameters)"
-            )
+            continue  # only @jit helpers may have them (launch_refusal)
         cx = is_constexpr_annotation(p.annotation)
         result.append(Parameter(p.name, cx, p.name in nospec and not cx, p.default, len(result)))
     return tuple(result)
+
+
+def launch_refusal(fn: Callable[..., Any]) -> str | None:
+    """Why ``fn`` can be called from kernels but not launched (None when it can be): a launch
+    binds plain parameters only, while an inlined @jit helper binds any Python signature."""
+    odd = [p for p in inspect.signature(fn).parameters.values() if p.kind not in _PLAIN]
+    if not odd:
+        return None
+    return (
+        f"launching kernel {fn.__name__} with *args, **kwargs or keyword-only parameters "
+        f"({', '.join(repr(p.name) for p in odd)}); call it from another kernel, or give "
+        "the kernel plain parameters"
+    )
+
+
+_PLAIN = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY)

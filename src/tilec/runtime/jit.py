@@ -18,13 +18,14 @@ from typing import Any, overload
 from .. import config as _config
 from ..backends import registry
 from ..backends.target import Target
-from ..errors import LaunchArgumentError, LaunchError, TilecError, UsageError
+from ..errors import LaunchArgumentError, LaunchError, TilecError, UnsupportedFeature, UsageError
 from ..ir.argspec import leaves
 from ..source_text import def_text, recover_exec_source, with_text
 from . import checked_kernel, compiler, descriptor_args, fingerprint, kernel, specialize
 from .binder import (
     MISSING,
     is_read_only,
+    launch_refusal,
     make_launch,
     native_dispatcher,
     parameters_of,
@@ -85,6 +86,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         if backend is not None:
             registry.check_name(backend)
         self.params = parameters_of(fn, do_not_specialize)
+        self._launch_refusal = launch_refusal(fn)  # e.g. a helper with *args
         self.fn = fn
         if fn.__code__.co_filename.startswith("<"):  # decorated inside exec(text)?
             recover_exec_source(fn)
@@ -159,6 +161,8 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         return (self._bind or self._make_bind())(grid)
 
     def _make_launch(self) -> Callable[..., LaunchedKernel]:
+        if self._launch_refusal is not None:
+            raise UnsupportedFeature(self._launch_refusal)
         self._switch_config()
         self.cache_key  # noqa: B018 - the globals it reads decide whether launches check them
         launch = make_launch(self, self.fn.__name__, self.params)
