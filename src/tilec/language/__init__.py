@@ -27,8 +27,10 @@ from .standard import (
     argmax,
     argmin,
     cdiv,
+    condition,
     cumprod,
     cumsum,
+    expect_zero,
     full_like,
     gather,
     histogram,
@@ -52,6 +54,8 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 
 # Triton names tilec does not implement: using one in a kernel is a clear compile error.
 _UNSUPPORTED = {
+    "const": "tl.const (pointers to constant data)",
+    "constexpr_type": "tl.constexpr_type (compile-time values as typed values)",
     "inline_asm_elementwise": "tl.inline_asm_elementwise (inline PTX)",
     "map_elementwise": "tl.map_elementwise",
 }
@@ -67,7 +71,8 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     *_core_all,  # builtins and every dtype
-    "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "block_type", "bool_", "cdiv", "constexpr",
+    "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "block_type", "bool_", "cdiv", "condition",
+    "constexpr", "expect_zero",
     "cumprod", "cumsum", "dot_scaled", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
     "min", "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",

@@ -368,3 +368,18 @@ def squeeze(x, dim: constexpr):
 def unsqueeze(x, dim: constexpr):
     # insert a dimension of size 1 before dimension ``dim``
     return tl.reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])  # noqa: RUF005 (kernel code: the frontend has no starred tuple displays)
+
+
+@library
+def expect_zero(x, mask):
+    # Triton's hint that ``x`` has underflowed to zero where ``mask`` holds: ``x`` itself, and
+    # in debug mode (where device_assert checks) an assertion of it
+    tl.device_assert((x == 0) | ~mask, "expect_zero expected x == 0 where mask is true")
+    return x
+
+
+@library
+def condition(cond, disable_licm: constexpr = False):
+    # Triton's ``while tl.condition(c, disable_licm=...)``: the loop condition itself; the hint
+    # only steers LLVM's loop-invariant code motion, which tilec leaves on
+    return cond
