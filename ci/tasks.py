@@ -48,7 +48,8 @@ def types(args: Sequence[str]) -> None:
 
 
 def tests(args: Sequence[str]) -> None:
-    """The CPU suite (GPU tests are deselected; the packaging builds skip unless asked)."""
+    """The CPU suite, the slow tests included (GPU tests are deselected; the packaging builds
+    skip unless asked)."""
     run(PY, "-m", "pytest", "-m", "not gpu", *args, env=source_env())
 
 

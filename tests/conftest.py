@@ -1,11 +1,17 @@
-"""Settings for the whole suite: how many workers, and the longest tests first.
+"""Settings for the whole suite: how many workers, the longest tests first, and the slow tests.
 
 The suite runs on every core (pytest-xdist, where it is installed). A test that takes
 tens of seconds and starts last keeps one worker busy after the others have run out of work;
 started first, the short tests fill the other workers around it.
+
+The tests marked ``slow`` (``@pytest.mark.slow``, or listed in tests/slow.txt, which
+``ci/slow_tests.py`` writes from measured durations) are left out of a plain ``python -m pytest``
+so that it stays quick; the summary says how many and how to run them, and CI runs them.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -23,13 +29,92 @@ FIRST = (
     "tests/backends/cuda/test_matmul_k_loop.py",
 )
 
+# One folder, file, test function (all its parameters) or node id per line, '#' starts a comment.
+# Kept beside the tests rather than as decorators in them, so that regenerating it touches one
+# file. An entry that no longer matches only adds its tests back to the default run.
+SLOW_LIST = Path(__file__).with_name("slow.txt")
+
+RUN_SLOW = "python -m pytest --slow"
+ONLY_SLOW = "python -m pytest -m slow"
+_LEFT_OUT = "slow_left_out"  # the count a worker reports to the controller (xdist workeroutput)
+_left_out = pytest.StashKey[int]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="also run the tests marked slow, which a plain run leaves out (CI runs them)",
+    )
+
 
 def _rank(item: pytest.Item) -> int:
     return next((i for i, prefix in enumerate(FIRST) if item.nodeid.startswith(prefix)), len(FIRST))
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def _slow_entries() -> tuple[str, ...]:
+    lines = SLOW_LIST.read_text().splitlines() if SLOW_LIST.is_file() else []
+    return tuple(e for e in (line.split("#")[0].strip() for line in lines) if e)
+
+
+def _listed(nodeid: str, entries: tuple[str, ...]) -> bool:
+    # a prefix only at a boundary (/, ::, [): x.py::test_f names no test_fg, tests/a no tests/ab
+    return any(nodeid == e or nodeid.startswith((e + "/", e + "::", e + "[")) for e in entries)
+
+
+def _names_files(config: pytest.Config) -> bool:
+    """Whether every argument names a file or a test (``pytest tests/x/test_y.py::test_z``)."""
+    where = config.invocation_params.dir
+    files = [where / arg.split("::")[0] for arg in config.args]
+    return bool(files) and all(f.is_file() for f in files)
+
+
+def _leaves_out_slow(config: pytest.Config) -> bool:
+    """A plain run leaves the slow tests out; ``--slow`` keeps them, and so does a run that
+    chooses its tests itself: a marker expression (``-m slow``, ``-m gpu``, ``-m "not gpu"``)
+    or arguments that each name a file or a test."""
+    return not (config.option.slow or config.option.markexpr.strip() or _names_files(config))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    entries = _slow_entries()
+    for item in items:
+        if _listed(item.nodeid, entries):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=_rank)  # stable: the rest keep pytest's order
+    if not _leaves_out_slow(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        config.hook.pytest_deselected(items=slow)
+    config.stash[_left_out] = len(slow)
+    if hasattr(config, "workerinput"):
+        config.workeroutput[_LEFT_OUT] = len(slow)  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # pytest-xdist: a worker finished
+    count = getattr(node, "workeroutput", {}).get(_LEFT_OUT)
+    if count is not None:  # every worker collects the same tests, so any one's count will do
+        node.config.stash[_left_out] = count
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if _leaves_out_slow(config):
+        return f"slow tests: left out (`{RUN_SLOW}` runs them too, `{ONLY_SLOW}` only them)"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    count = config.stash.get(_left_out, 0)
+    if count:
+        terminalreporter.write_line(
+            f"{count} slow tests were left out (deselected): `{RUN_SLOW}` runs everything, "
+            f"`{ONLY_SLOW}` only the slow tests; CI runs them",
+            yellow=True,
+            bold=True,
+        )
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads its options
@@ -42,9 +127,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         return
     if config.option.numprocesses is not None or config.option.dist != "no":
         return
-    where = config.invocation_params.dir
-    files = [where / arg.split("::")[0] for arg in config.args]
-    if (files and all(f.is_file() for f in files)) or config.option.markexpr.strip() == "gpu":
+    if _names_files(config) or config.option.markexpr.strip() == "gpu":
         return
     config.option.numprocesses = "auto"
     config.option.dist = "worksteal"
