@@ -68,6 +68,9 @@ class Config:
     # too (set by tilec.install_as_triton() for child processes; the .pth start-up hook and
     # platform/triton_probe.py interpret it)
     as_triton: str = ""
+    # DISABLE_MMA_V3 (Triton's name): tensor-core dots on sm_90a use mma.sync, not wgmma; part
+    # of the kernel cache key
+    disable_mma_v3: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -97,6 +100,7 @@ class Config:
                 f.strip().lower() for f in env.get("TILEC_EXPERIMENTAL", "").split(",") if f.strip()
             ),
             as_triton=env.get("TILEC_AS_TRITON", "").strip().lower(),
+            disable_mma_v3=_flag(env, "DISABLE_MMA_V3"),
         )
 
 

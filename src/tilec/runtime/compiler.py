@@ -64,6 +64,7 @@ def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: Compil
         f"toolchain {registry.toolchain_key(target.kind)}",
         f"options {options!r}",
         f"experimental {sorted(config.get().experimental)}",
+        f"disable_mma_v3 {config.get().disable_mma_v3}",
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 

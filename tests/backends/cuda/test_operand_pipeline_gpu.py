@@ -13,6 +13,8 @@ from cuda_harness import gpu_available
 from operand_kernels import persistent, strided_k_loop, two_dots
 from test_mma_gpu import _check, _host, _inputs, _poisoned
 
+from tilec import config
+
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and torch"),
@@ -40,6 +42,15 @@ def test_tutorial_matmul_at_the_benchmark_tiles(dtype: str, stages: int) -> None
     _tutorial(dtype, 512, 768, 656, (128, 256, 64), 8, stages)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_tutorial_matmul_on_mma_sync_where_wgmma_exists(dtype: str) -> None:
+    # on sm_90a the dots run on wgmma; Triton's DISABLE_MMA_V3 keeps the mma.sync path
+    # tested there too
+    with config.override(disable_mma_v3=True):
+        _tutorial(dtype, 512, 768, 656, (128, 256, 64), 8, 3)
+        _tutorial(dtype, 200, 136, 160, (64, 64, 32), 4, 2)
+
+
 @pytest.mark.parametrize(
     "m, n, k, block, warps",
     [
@@ -48,6 +59,9 @@ def test_tutorial_matmul_at_the_benchmark_tiles(dtype: str, stages: int) -> None
         (200, 136, 160, (64, 64, 32), 4),  # M, N not multiples of the tile (wrapped rows)
         (64, 64, 4096, (64, 64, 64), 4),
         (128, 128, 16, (32, 32, 16), 1),
+        (256, 256, 512, (128, 128, 64), 4),  # wgmma: two m64 slabs per warpgroup
+        (256, 192, 96, (256, 64, 32), 8),  # wgmma: two warpgroups, 64-byte swizzle
+        (128, 64, 64, (64, 32, 16), 4),  # wgmma: 32-byte swizzle, n32
     ],
 )
 def test_tutorial_matmul_shapes(m: int, n: int, k: int, block, warps: int) -> None:  # type: ignore[no-untyped-def]

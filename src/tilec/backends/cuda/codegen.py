@@ -22,7 +22,8 @@ _ALLOWED = re.compile(
     r"llvm\.nvvm\.(read\.ptx\.sreg\.[a-z.]+|barrier\.cta\.sync\.aligned\.all|shfl\.sync\.(bfly|up|down|idx)\.i32"
     r"|ex2\.approx\.f|lg2\.approx\.f"
     r"|cp\.async\.(cg\.shared\.global\.16\.s|ca\.shared\.global\.[48]\.s|commit\.group"
-    r"|wait\.group|wait\.all))"
+    r"|wait\.group|wait\.all)|fence\.proxy\.async\.shared_cta"
+    r"|wgmma\.(fence|commit_group)\.sync\.aligned)"
     r"|llvm\.(fma|fabs|floor|ceil|trunc|rint|nearbyint|round|sqrt|minnum|maxnum|copysign)\.(f16|bf16|f32|f64)"
     r"|llvm\.(minimum|maximum)\.(f16|bf16|f32)|llvm\.(exp2|sin|cos|tanh)\.f32"
     r"|llvm\.(ctpop|ctlz|cttz|bitreverse)\.i(8|16|32|64)"
@@ -40,16 +41,34 @@ _AFN = re.compile(r"\bafn\b")
 _MIN_ARCH = {"llvm.tanh.f32": 75}
 _MIN_ARCH.update(
     (f"llvm.nvvm.cp.async.{n}", 80)
-    for n in ("cg.shared.global.16.s", "ca.shared.global.4.s", "ca.shared.global.8.s",
-              "commit.group", "wait.group", "wait.all")
+    for n in (
+        "cg.shared.global.16.s",
+        "ca.shared.global.4.s",
+        "ca.shared.global.8.s",
+        "commit.group",
+        "wait.group",
+        "wait.all",
+    )
 )
 
 
-def check_callees(llir: str, arch: int = 80) -> None:
-    """Refuse any declared function LLVM might fail to select (it would abort Python)."""
+_MIN_ARCH["llvm.nvvm.fence.proxy.async.shared_cta"] = 90
+# intrinsics LLVM selects only for an architecture-specific target (sm_90a, not sm_90)
+_SPECIFIC = frozenset(
+    ("llvm.nvvm.wgmma.fence.sync.aligned", "llvm.nvvm.wgmma.commit_group.sync.aligned")
+)
+
+
+def check_callees(llir: str, arch: int = 80, specific: bool = False) -> None:
+    """Refuse any declared function LLVM might fail to select (it would abort Python):
+    ``specific`` says the target is architecture-specific (``sm_90a``)."""
     names = _DECLARE.findall(llir)
     for name in names:
-        if not _ALLOWED.fullmatch(name) or arch < _MIN_ARCH.get(name, 0):
+        if (
+            not _ALLOWED.fullmatch(name)
+            or arch < _MIN_ARCH.get(name, 0)
+            or (name in _SPECIFIC and not specific)
+        ):
             raise LoweringError(
                 f"refusing to hand LLVM an unvetted callee @{name} (it could abort)"
             )
@@ -205,7 +224,7 @@ def to_ptx(
 ) -> tuple[str, str]:
     """Optimize ``llir`` and emit PTX; returns (optimized LLVM IR, PTX). ``libdevice`` is a
     bitcode file to link instead of the toolchain's (Triton's ``extern_libs``)."""
-    check_callees(llir, int(re.sub(r"\D", "", arch) or 0))
+    check_callees(llir, int(re.sub(r"\D", "", arch) or 0), arch.endswith("a"))
     forksafe.register(_LOCK)
     with _LOCK:  # LLVM's global state (options, contexts) is not reentrant across threads
         tm = target_machine(arch, ptx_version)

@@ -88,7 +88,14 @@ def _lower(
     module = ir.Module(name=func.sym_name)
     module.triple = codegen.TRIPLE
     lowering = Lowering(
-        module, func, options.num_warps, _arch_number(arch), RULES, num_stages, private
+        module,
+        func,
+        options.num_warps,
+        _arch_number(arch),
+        RULES,
+        num_stages,
+        private,
+        wgmma=_wgmma(arch),
     )
     try:
         lowering.run()
@@ -97,6 +104,12 @@ def _lower(
             raise
         return module, None
     return module, lowering
+
+
+def _wgmma(arch: str) -> bool:
+    """Whether dots may run on wgmma: only sm_90a has it (Triton's DISABLE_MMA_V3 turns it off,
+    as in Triton)."""
+    return arch == "sm_90a" and not config.get().disable_mma_v3
 
 
 def _arch_number(arch: str) -> int:

@@ -115,3 +115,9 @@ def asm(
 ) -> ir.Value:
     fnty = ir.FunctionType(ret, [a.type for a in args])
     return b.asm(fnty, text, constraints, args, side_effect)
+
+
+def fence_proxy_async(b: ir.IRBuilder) -> None:
+    """Order this thread's shared-memory writes (st.shared, cp.async) before reads by the async
+    proxy (wgmma, bulk copies) that a following barrier publishes them to."""
+    b.call(declare(b, "llvm.nvvm.fence.proxy.async.shared_cta", ir.VoidType(), []), [])

@@ -52,6 +52,7 @@ class Lowering:
         rules: dict[type, Rule],
         num_stages: int | None = None,
         private_stages: bool = False,
+        wgmma: bool = False,
     ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
         self.rules = rules
@@ -59,9 +60,11 @@ class Lowering:
         self.num_stages = num_stages
         # whether loads other than tensor-core dot operands are pipelined too (pipeline.py)
         self.private_stages = private_stages
+        # whether tensor-core dots may run on wgmma (sm_90a; rules_dot_wgmma.py)
+        self.wgmma = wgmma
         self.max_shared = MAX_SHARED
         self.axis = AxisAnalysis(func)
-        self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, num_warps, arch))
+        self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, num_warps, arch, wgmma))
         register_budget.check(func, self.plan)
         self.env: dict[Value, Lowered] = {}
         self.asserts: list[AssertInfo] = []
@@ -292,13 +295,14 @@ class Lowering:
         return idx if idx is not None else _c(0)
 
     # -- shared memory and conversions -------------------------------------------------------
-    def smem(self, nbytes: int) -> ir.Value:
+    def smem(self, nbytes: int, align: int = 16) -> ir.Value:
         """The base of the scratch shared memory, which must hold at least ``nbytes``. Inside
         a pipelined loop the scratch lies above the stage buffers; elsewhere it may reuse
         them (an epilogue's layout conversion): every scratch user starts with a barrier, the
         loops drain their copies at exit and start with a barrier (pipeline_lowering.py)."""
         base = self.shared_base()
         start = self.reserved if self.pipelined_depth else 0
+        start = (start + align - 1) // align * align
         self.shared_bytes = max(self.shared_bytes, start + (nbytes + 15) // 16 * 16)
         if not start:
             return base
@@ -313,7 +317,8 @@ class Lowering:
                 self.module, ir.ArrayType(I8, 0), "tilec_smem", addrspace=3
             )
             self._smem.linkage = "external"
-            self._smem.align = 16
+            # wgmma's swizzled operands need 1024-byte alignment (mma.ATOM_ALIGN)
+            self._smem.align = 1024 if self.wgmma else 16
             self._smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
         return self._smem
 

@@ -11,7 +11,7 @@ The pure functions below are the index math the lowering emits, simulated by the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -48,6 +48,14 @@ class MmaKind(Enum):
         return self.value[2]
 
 
+class Engine(Enum):
+    """The instructions a plan runs on: mma.sync (a warp, fragments from ldmatrix) or, on
+    sm_90a, wgmma (a warpgroup of four warps, operands read from shared memory; wgmma.py)."""
+
+    MMA_SYNC = "mma.sync"
+    WGMMA = "wgmma"
+
+
 class AccKind(Enum):
     F32 = "f32"
     F16 = "f16"
@@ -67,6 +75,7 @@ class MmaPlan:
     k: int
     wm: int
     wn: int
+    engine: Engine = Engine.MMA_SYNC
 
     @property
     def m_tiles(self) -> int:
@@ -94,6 +103,10 @@ def acc_layout(batched: bool, wm: int, wn: int) -> Blocked:
     return Blocked((rows, cols), (1, 0))
 
 
+# where a swizzled operand read by wgmma starts: its swizzle repeats every 8 rows of 128 bytes
+ATOM_ALIGN = 1024
+
+
 @dataclass(frozen=True)
 class Staged:
     """One operand in shared memory: ``rows`` x ``row_bytes`` per batch entry, its 16-byte
@@ -105,24 +118,49 @@ class Staged:
     col_axis: int  # logical axis contiguous in smem
     rows: int
     row_bytes: int
+    # bytes of one swizzled row: a wider row is stored as blocks of ``atom`` bytes of every
+    # row, block after block (the layout wgmma reads); 0: the row is one block
+    atom: int = 0
+    # operand A of a wgmma plan for this many warps: its rows are permuted (wgmma_row)
+    warps: int = 0
 
     @property
     def nbytes(self) -> int:
         return self.rows * self.row_bytes
 
+    @property
+    def width(self) -> int:
+        return self.atom or self.row_bytes
+
+    def at(self, row: Index, col_bytes: Index) -> Index:
+        """Byte offset of (logical ``row``, byte ``col_bytes``) from the operand's base."""
+        if self.warps:
+            row = wgmma_row(row, self.warps)
+        width = self.width
+        if width == self.row_bytes:
+            return swizzled_offset(row, col_bytes, width)
+        block = (col_bytes // width) * (self.rows * width)
+        return swizzled_offset(row, col_bytes % width, width) + block
+
 
 def staging(
-    shape: tuple[int, ...], contiguous: int, is_a: bool, kind: MmaKind, offset: int
+    shape: tuple[int, ...], contiguous: int, is_a: bool, plan: MmaPlan, offset: int
 ) -> Staged:
     """Where operand A (``is_a``) or B of ``shape`` goes in shared memory. 16-bit operands keep
     the axis that is ``contiguous`` in registers (ldmatrix ``.trans`` reads the other way
-    round); 8- and 32-bit fragments only come K-contiguous."""
+    round); 8- and 32-bit fragments only come K-contiguous. For a wgmma plan rows are stored
+    in swizzle atoms of at most 128 bytes and A's rows permuted (wgmma.py); an A stored M-major
+    stays as it is: ldmatrix reads it and the dot runs on mma.sync."""
+    kind = plan.kind
     rank = len(shape)
     k_axis = rank - 1 if is_a else rank - 2
     other = rank - 2 if is_a else rank - 1
     kmajor = kind.elem_bytes != 2 or contiguous == k_axis
     col, row = (k_axis, other) if kmajor else (other, k_axis)
-    return Staged(offset, kmajor, row, col, shape[row], shape[col] * kind.elem_bytes)
+    s = Staged(offset, kmajor, row, col, shape[row], shape[col] * kind.elem_bytes)
+    if plan.engine is not Engine.WGMMA or (is_a and not kmajor):
+        return s
+    return replace(s, atom=min(s.row_bytes, 128), warps=plan.wm if is_a else 0)
 
 
 @dataclass(frozen=True)
@@ -168,10 +206,11 @@ def _kind(a: ScalarType, out: ScalarType, precision: str) -> tuple[MmaKind, AccK
     return None
 
 
-def choose(op: O.DotOp, num_warps: int, arch: int) -> MmaPlan | None:
+def choose(op: O.DotOp, num_warps: int, arch: int, wgmma: bool = False) -> MmaPlan | None:
     """The tensor-core plan for ``op``, or None where the FMA path must run it (before sm_80,
     an ieee fp32 dot, fp64, bf16 accumulators, small or odd shapes). Large accumulators stay
-    on tensor cores: the FMA path would hold the same registers and run far slower."""
+    on tensor cores: the FMA path would hold the same registers and run far slower. With
+    ``wgmma`` (sm_90a) the dots wgmma can run get a warpgroup plan."""
     if arch < 80:
         return None
     a_t, acc_t = op.operands[0].type, op.operands[2].type
@@ -190,7 +229,24 @@ def choose(op: O.DotOp, num_warps: int, arch: int) -> MmaPlan | None:
         return None
     wm, wn = warp_grid(m, n, num_warps)
     passes = 3 if op.input_precision == "tf32x3" and kind is MmaKind.TF32 else 1
-    return MmaPlan(kind, acc, passes, batch[0] if batch else 0, m, n, k, wm, wn)
+    plan = MmaPlan(kind, acc, passes, batch[0] if batch else 0, m, n, k, wm, wn)
+    return (_warpgroup_plan(plan, num_warps) or plan) if wgmma else plan
+
+
+# wgmma m64nNk16 takes N up to 256
+WGMMA_MAX_N = 256
+
+
+def _warpgroup_plan(plan: MmaPlan, num_warps: int) -> MmaPlan | None:
+    """``plan`` on wgmma (every warp along M), or None where wgmma cannot run it: tf32 and
+    8-bit kinds, fp16 accumulators, batched dots, M not whole 64-row slabs per warpgroup."""
+    if plan.kind not in (MmaKind.F16, MmaKind.BF16) or plan.acc is not AccKind.F32:
+        return None
+    if plan.batch or num_warps not in (4, 8):
+        return None
+    if plan.m % (64 * (num_warps // 4)) or plan.n > WGMMA_MAX_N or plan.k % 16:
+        return None
+    return replace(plan, wm=num_warps, wn=1, engine=Engine.WGMMA)
 
 
 # -- index math (shared by the lowering and the CPU simulation of the tests) --------------------
@@ -253,3 +309,20 @@ def swizzled_offset(row: Index, col_bytes: Index, row_bytes: int) -> Index:
     else:
         phase = (row // (8 // chunks)) % chunks
     return row * row_bytes + ((col_bytes // 16) ^ phase) * 16 + col_bytes % 16
+
+
+def wgmma_row(row: Index, warps: int) -> Index:
+    """The shared-memory row of operand A's logical ``row`` for a wgmma plan of ``warps`` warps.
+
+    The accumulator keeps mma.sync's layout (warps along M: logical row ``8*warp + g + 8*warps*r``
+    in register row ``r``), while wgmma gives warp ``w4`` of warpgroup ``wg`` the rows
+    ``16*w4 + g + 8*h`` of the 64-row slab its descriptor names. Register row ``r = 2*mi + h``
+    is instruction ``mi``'s half ``h``; slab ``mi*groups + wg`` starts at row ``64*(mi*groups +
+    wg)``. Storing A's rows so makes each thread's results land in the registers the layout
+    says. The 8 rows of a group stay together, so 16-byte chunks are never split."""
+    groups = warps // 4
+    g = row % 8
+    w = (row // 8) % warps
+    r = row // (8 * warps)
+    h, mi = r % 2, r // 2
+    return (mi * groups + w // 4) * 64 + (w % 4) * 16 + h * 8 + g

@@ -19,12 +19,12 @@ from .mma import choose
 _ELEMENTWISE = (O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp)
 
 
-def mma_pins(func: O.FuncOp, num_warps: int, arch: int) -> dict[Value, Layout]:
+def mma_pins(func: O.FuncOp, num_warps: int, arch: int, wgmma: bool = False) -> dict[Value, Layout]:
     ops = list(func.walk())
     pins: dict[Value, Layout] = {}
     for op in ops:
         if isinstance(op, O.DotOp):
-            plan = choose(op, num_warps, arch)
+            plan = choose(op, num_warps, arch, wgmma)
             if plan is not None:
                 pins[op.result] = plan.layout()
     if not pins:

@@ -64,7 +64,7 @@ from ...ir.core import Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from . import cp_async
 from .layout import WARP_SIZE
-from .mma import Staged
+from .mma import ATOM_ALIGN, Staged
 from .pipeline_operands import budget, operand_layout
 from .rules_memory import _groups as vector_groups
 from .rules_memory import vector_width
@@ -121,7 +121,7 @@ def plan(L: Lowering, func: O.FuncOp) -> dict[Op, LoopPipeline]:
         got = _plan_loop(L, loop, reserved)
         if got is not None:
             out[loop] = got
-            reserved += got.stages * sum(s.stage_bytes for s in got.loads)
+            reserved = max(s.offset + got.stages * s.stage_bytes for s in got.loads)
     L.reserve_shared(reserved)
     return out
 
@@ -143,17 +143,13 @@ def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
                 candidates.append(got)
     if not candidates:
         return None
-    per_stage = sum(c.stage_bytes for c in candidates)
     operands = any(c.operand is not None for c in candidates)
     limit = min(budget(L.arch), L.max_shared) if operands else BUDGET
-    while stages >= 2 and start + stages * per_stage > limit:
+    while stages >= 2 and _place(candidates, start, stages)[1] > limit:
         stages -= 1
     if stages < 2:
         return None
-    loads, offset = [], start
-    for c in candidates:
-        loads.append(replace(c, offset=offset))
-        offset += stages * c.stage_bytes
+    loads, _ = _place(candidates, start, stages)
     needed = _deps(loop, [v for s in loads for v in _roots(s.op)] + [i for _, i in steps])
     assert needed is not None
     ops, _ = needed
@@ -167,6 +163,18 @@ def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
         tuple(o for o in ops if o in variant),
         tuple((a, i) for a, i in steps if a in used),
     )
+
+
+def _place(loads: list[StagedLoad], start: int, stages: int) -> tuple[list[StagedLoad], int]:
+    """``loads`` with their slot offsets from ``start``, and the end of their buffers. A wgmma
+    operand's slots start on 1024 bytes: its swizzle is a function of the address bits."""
+    out, offset = [], start
+    for c in loads:
+        align = ATOM_ALIGN if c.operand is not None and c.operand.atom else 1
+        offset = (offset + align - 1) // align * align
+        out.append(replace(c, offset=offset))
+        offset += stages * c.stage_bytes
+    return out, offset
 
 
 _WRITES = (O.StoreOp, O.AtomicRMWOp, O.AtomicCASOp)
@@ -278,7 +286,8 @@ def _eligible(
     count = len(vector_groups(L, layout, shape, vw))
     operand = operand_layout(L, loop, op, nbytes)
     if operand is not None:
-        return StagedLoad(op, vw, nbytes, count, 0, (operand.nbytes + 127) // 128 * 128, operand)
+        align = ATOM_ALIGN if operand.atom else 128
+        return StagedLoad(op, vw, nbytes, count, 0, -(-operand.nbytes // align) * align, operand)
     if not L.private_stages:
         return None
     return StagedLoad(op, vw, nbytes, count, 0, count * nbytes * threads(L))

@@ -14,9 +14,10 @@ from llvmlite import ir
 from ...ir.core import Value
 from ...ir.types import PointerType, TileType, element_of
 from . import cp_async
+from . import intrinsics as intr
 from .layout import Layout
 from .lowering import Lowered, Lowering, Tile
-from .mma import SharedOperand, swizzled_offset
+from .mma import SharedOperand
 from .mma_expr import Expr
 from .pipeline import LoopPipeline, StagedLoad, threads
 from .rules_memory import _groups as vector_groups
@@ -68,6 +69,8 @@ def top_of_body(
         cp_async.wait_group(L.b, s - 1)
         return
     cp_async.wait_group(L.b, s - 2)
+    if any(staged.operand is not None and staged.operand.atom for staged in p.loads):
+        intr.fence_proxy_async(L.b)  # the copies landed; wgmma reads them through the async proxy
     L.barrier()
     L.held_copies[p.loop.body] = lambda: issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
 
@@ -191,7 +194,7 @@ def _operand_chunk(L: Lowering, staged: StagedLoad, base: ir.Value, key: Key) ->
     coords = L.coord(layout, shape, key)
     row, col = Expr(L.b, coords[s.row_axis]), Expr(L.b, coords[s.col_axis])
     elem_bytes = staged.nbytes // staged.vw
-    off = swizzled_offset(row, col * elem_bytes, s.row_bytes)
+    off = s.at(row, col * elem_bytes)
     return L.b.gep(base, [Expr.of(L.b, off).v], source_etype=I8)
 
 

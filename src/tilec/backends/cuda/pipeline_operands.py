@@ -41,14 +41,14 @@ def operand_layout(L: Lowering, loop: O.ForOp, op: O.LoadOp, nbytes: int) -> Sta
     is_a = dot.operands[0] is op.result
     if is_a and dot.operands[1] is op.result:
         return None
-    plan = choose(dot, L.num_warps, L.arch)
+    plan = choose(dot, L.num_warps, L.arch, L.wgmma)
     if plan is None or plan.batch or 16 % nbytes:
         return None
     if op.mask is not None and op.other is not None and not _is_plus_zero(op.other):
         return None
     assert isinstance(op.result.type, TileType)
     layout = L.want(op.result)
-    s = staging(op.result.type.shape, layout.order[0], is_a, plan.kind, 0)
+    s = staging(op.result.type.shape, layout.order[0], is_a, plan, 0)
     # each copy must be a run of the smem row: vectors go along the row's contiguous axis
     return s if s.col_axis == layout.order[0] else None
 

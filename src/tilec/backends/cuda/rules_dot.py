@@ -24,7 +24,7 @@ from .types import I8, I32
 
 def _dot(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.DotOp) and isinstance(op.result.type, TileType)
-    plan = mma.choose(op, L.num_warps, L.arch)
+    plan = mma.choose(op, L.num_warps, L.arch, L.wgmma)
     if plan is not None:
         rules_dot_mma.lower(L, op, plan)
         return

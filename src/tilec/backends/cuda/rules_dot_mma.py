@@ -15,9 +15,12 @@ from ...ir import ops as O
 from ...ir.core import Value
 from ...ir.types import TileType
 from . import intrinsics as intr
+from . import rules_dot_wgmma
 from .lowering import Lowering, Tile
 from .mma import (
+    ATOM_ALIGN,
     AccKind,
+    Engine,
     MmaKind,
     MmaPlan,
     Staged,
@@ -25,10 +28,10 @@ from .mma import (
     acc_key,
     b_lane_address,
     staging,
-    swizzled_offset,
 )  # fmt: skip
 from .mma_expr import Expr
 from .types import F16, F32, I8, I32
+from .wgmma import usable
 
 
 def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> None:
@@ -42,7 +45,7 @@ def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> 
             continue
         coords = L.thread_coords(t.layout, t.shape, key)
         row, col = coords[s.row_axis], coords[s.col_axis]
-        off = swizzled_offset(row, col * elem_bytes, s.row_bytes) + s.offset
+        off = s.at(row, col * elem_bytes) + s.offset
         if batched:
             off = off + coords[0] * s.nbytes
         value = first
@@ -79,7 +82,7 @@ class _Fragments:
 
     def _load(self, row: Expr | int, col: Expr | int, batch: int, count: int) -> list[ir.Value]:
         s, eb = self.s, self.plan.kind.elem_bytes
-        off = swizzled_offset(row, col * eb, s.row_bytes) + (s.offset + batch * s.nbytes)
+        off = s.at(row, col * eb) + (s.offset + batch * s.nbytes)
         ptr = self.L.b.gep(self.base, [Expr.of(self.L.prologue, off).v], source_etype=I8)
         return _ldmatrix(self.L.b, ptr, count, not self.s.kmajor)
 
@@ -133,8 +136,12 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     layout = plan.layout()
     acc = L.tile(acc_v, layout)
     (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
-    fa, fb = _Fragments(L, plan, sa, base_a), _Fragments(L, plan, sb, base_b)
-    L.set(op.result, Tile(layout, acc.shape, _accumulate(L, op, plan, fa, fb, acc)))
+    if usable(plan, sa, sb):
+        regs = rules_dot_wgmma.accumulate(L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs)
+    else:
+        fa, fb = _Fragments(L, plan, sa, base_a), _Fragments(L, plan, sb, base_b)
+        regs = _accumulate(L, op, plan, fa, fb, acc)
+    L.set(op.result, Tile(layout, acc.shape, regs))
 
 
 def _in_shared(
@@ -147,19 +154,22 @@ def _in_shared(
     out = [(d.staged, d.base) if d is not None else None for d in direct]
     todo = [(i, L.tile(v)) for i, (v, d) in enumerate(zip(operands, direct)) if d is None]
     if todo:
-        kind, batches = plan.kind, max(plan.batch, 1)
+        batches = max(plan.batch, 1)
         offset, placed = 0, []
+        align = ATOM_ALIGN if plan.engine is Engine.WGMMA else 128
         for i, t in todo:
             # each operand starts on a 128-byte line, so its swizzle spreads ldmatrix rows
-            # over all banks
-            s = staging(t.shape, t.layout.order[0], i == 0, kind, offset)
-            offset = (offset + s.nbytes * batches + 127) // 128 * 128
+            # over all banks (wgmma: on its swizzle's 1024-byte period)
+            s = staging(t.shape, t.layout.order[0], i == 0, plan, offset)
+            offset = -(-(offset + s.nbytes * batches) // align) * align
             placed.append((i, t, s))
-        base = L.smem(offset)
+        base = L.smem(offset, align)
         L.barrier()
         for i, t, s in placed:
-            _store(L, t, s, base, kind.elem_bytes)
+            _store(L, t, s, base, plan.kind.elem_bytes)
             out[i] = (s, base)
+        if plan.engine is Engine.WGMMA:
+            intr.fence_proxy_async(L.b)  # the stores, before wgmma reads them (async proxy)
         L.barrier()
     assert out[0] is not None and out[1] is not None
     return [out[0], out[1]]

@@ -105,7 +105,6 @@ def assemblers(prefer: str = "auto") -> list[Assembler]:
     return tools
 
 
-
 def identity() -> str:
     """What a cubin depends on besides tilec and LLVM, cheaply (no tool is run): every ptxas,
     nvJitLink and libdevice the search could pick, with size and modification time. In the cache

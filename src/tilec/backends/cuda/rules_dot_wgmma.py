@@ -1,0 +1,83 @@
+"""``tl.dot`` on sm_90a's warpgroup tensor cores: wgmma.mma_async from shared memory.
+
+Both operands are in shared memory in wgmma's swizzled layout (mma.staging, wgmma.py): a
+pipelined loop copied them there, or rules_dot_mma staged them. Each warpgroup issues one
+m64nNk16 per (64-row slab, k16 step) into the accumulator registers, which keep mma.sync's
+layout, commits the group, lets the loop start its next copies, and waits for the group before
+anything reads the accumulator or the stage slot is refilled. The wait names every accumulator
+register as an operand, so no use of a result can be scheduled above it.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from . import intrinsics as intr
+from . import wgmma
+from .lowering import Lowering
+from .mma import MmaPlan, Staged
+from .types import F32, I32, I64
+
+_FENCE = "llvm.nvvm.wgmma.fence.sync.aligned"
+_COMMIT = "llvm.nvvm.wgmma.commit_group.sync.aligned"
+
+
+def accumulate(
+    L: Lowering,
+    block: object,
+    plan: MmaPlan,
+    a: tuple[Staged, ir.Value],
+    b: tuple[Staged, ir.Value],
+    regs: dict,
+) -> dict:
+    """The accumulator registers after ``acc += A @ B`` (``regs``: before)."""
+    bld = L.b
+    regs = dict(regs)
+    (sa, base_a), (sb, base_b) = a, b
+    groups = plan.wm // 4
+    desc_a = _descriptor(bld, sa, base_a)
+    if groups > 1:  # warpgroup wg's slabs follow those of the warpgroups before it
+        wg = bld.zext(bld.lshr(L.warp, ir.Constant(I32, 2)), I64)
+        desc_a = bld.add(desc_a, bld.mul(wg, ir.Constant(I64, 64 * sa.width >> 4)))
+    desc_b = _descriptor(bld, sb, base_b)
+    text = wgmma.instruction(plan, sb.kmajor)
+    count = plan.n // 2
+    cons = ",".join(["=f"] * count + ["l", "l"] + [str(i) for i in range(count)])
+    ret = ir.LiteralStructType([F32] * count)
+    _call(bld, _FENCE)
+    for ks in range(plan.k // 16):
+        db = _at(bld, desc_b, wgmma.b_offset(plan, sb, ks))
+        for mi in range(plan.m // (64 * groups)):
+            da = _at(bld, desc_a, wgmma.a_offset(plan, sa, mi * groups, ks))
+            keys = wgmma.acc_keys(plan, mi)
+            out = intr.asm(bld, ret, text, cons, [da, db, *(regs[k] for k in keys)])
+            for i, k in enumerate(keys):
+                regs[k] = bld.extract_value(out, i)
+    _call(bld, _COMMIT)
+    L.release_copies(block)  # the next stage's copies overlap the tensor cores' work
+    return _wait(bld, regs)
+
+
+def _descriptor(b: ir.IRBuilder, s: Staged, base: ir.Value) -> ir.Value:
+    """The descriptor of ``s`` at ``base``: the 16-byte units of its shared address (below
+    256 KiB: 14 bits, so offsets add without carrying into LBO) and the fixed fields."""
+    addr = b.lshr(b.ptrtoint(base, I32), ir.Constant(I32, 4))
+    return b.or_(b.zext(addr, I64), ir.Constant(I64, wgmma.descriptor_high(s)))
+
+
+def _at(b: ir.IRBuilder, desc: ir.Value, offset: int) -> ir.Value:
+    return b.add(desc, ir.Constant(I64, offset >> 4)) if offset else desc
+
+
+def _call(b: ir.IRBuilder, name: str) -> None:
+    b.call(intr.declare(b, name, ir.VoidType(), []), [])
+
+
+def _wait(b: ir.IRBuilder, regs: dict) -> dict:
+    """``wgmma.wait_group 0`` with every accumulator register passed through it."""
+    keys = list(regs)
+    count = len(keys)
+    cons = ",".join(["=f"] * count + [str(i) for i in range(count)])
+    ret = ir.LiteralStructType([F32] * count)
+    out = intr.asm(b, ret, "wgmma.wait_group.sync.aligned 0;", cons, [regs[k] for k in keys])
+    return {k: b.extract_value(out, i) for i, k in enumerate(keys)}

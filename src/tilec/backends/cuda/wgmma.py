@@ -1,0 +1,68 @@
+"""wgmma plans (sm_90a): which mma plans a warpgroup runs, and the shared-memory descriptors.
+
+A wgmma plan keeps mma.sync's accumulator layout with every warp along M (``wm = num_warps``,
+``wn = 1``): warp ``w4`` of warpgroup ``wg`` then owns the rows ``16*w4 + g + 8*h`` of each 64-row
+slab its instructions cover, once operand A's rows are stored permuted (mma.wgmma_row). Each
+thread's m64nNk16 results ``d[4*nt + 2*h + j]`` are accumulator register (2*mi + h, 2*nt + j).
+
+Operands are staged as mma.staging lays them out with ``atom`` (32, 64 or 128 bytes: the
+swizzle mode) so that a row wider than the atom is stored block after block. A descriptor names
+one instruction's operand: its start address, the stride between 8-row groups (SBO, 8 atoms),
+and the stride between column blocks (LBO, one whole block). K-major operands advance 32 bytes
+of K per k16 step; an MN-major B (``tnspB``, 16-bit types only) advances 16 rows.
+"""
+
+from __future__ import annotations
+
+from .mma import Engine, MmaPlan, Staged
+
+_SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
+
+
+def usable(plan: MmaPlan, a: Staged, b: Staged) -> bool:
+    """Whether the staged operands let the dot run on wgmma."""
+    return plan.engine is Engine.WGMMA and a.kmajor and a.warps == plan.wm and b.atom > 0
+
+
+def descriptor_high(s: Staged) -> int:
+    """The descriptor's fields above the start address: LBO, SBO and the swizzle mode."""
+    lbo = s.rows * s.width  # from one column block to the next
+    sbo = 8 * s.width  # from one 8-row group to the next
+    return (lbo >> 4) << 16 | (sbo >> 4) << 32 | _SWIZZLE_MODE[s.width] << 62
+
+
+def a_offset(plan: MmaPlan, s: Staged, slab: int, ks: int) -> int:
+    """Bytes from A's base to the first byte instruction slab ``slab`` reads at k step ``ks``
+    (A is K-major: 64 rows of the slab, 32 bytes of K)."""
+    return _kmajor_offset(s, 64 * slab, 32 * ks)
+
+
+def b_offset(plan: MmaPlan, s: Staged, ks: int) -> int:
+    """Bytes from B's base to what k step ``ks`` reads (all N columns)."""
+    if s.kmajor:
+        return _kmajor_offset(s, 0, 32 * ks)
+    return 16 * ks * s.width  # rows of K, each ``width`` bytes in every column block
+
+
+def _kmajor_offset(s: Staged, row: int, k_bytes: int) -> int:
+    # rows are multiples of 8 and k steps stay inside one atom: the swizzle phase is 0 there
+    block, within = divmod(k_bytes, s.width)
+    return block * s.rows * s.width + row * s.width + within
+
+
+def acc_keys(plan: MmaPlan, mi: int) -> list[tuple[int, int]]:
+    """Accumulator register keys of instruction ``mi``'s results d0, d1, ... in order."""
+    return [(2 * mi + (i // 2) % 2, 2 * (i // 4) + i % 2) for i in range(plan.n // 2)]
+
+
+def instruction(plan: MmaPlan, b_kmajor: bool) -> str:
+    """The PTX of one m64nNk16 with accumulators ``$0..`` and descriptors after them; the
+    accumulator is always read (scale-d 1); B is transposed when stored MN-major."""
+    count = plan.n // 2
+    regs = ",".join(f"${i}" for i in range(count))
+    ty = plan.kind.ptx
+    return (
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        f"wgmma.mma_async.sync.aligned.m64n{plan.n}k16.f32.{ty}.{ty} "
+        f"{{{regs}}}, ${count}, ${count + 1}, p, 1, 1, 0, {0 if b_kmajor else 1};\n}}"
+    )

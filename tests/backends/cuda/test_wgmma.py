@@ -1,0 +1,136 @@
+"""``tl.dot`` on sm_90a runs on wgmma.mma_async (offline: the layout math simulated on ints, the
+PTX checked and assembled by ptxas; the GPU results are in test_mma_gpu.py and friends).
+
+The accumulator keeps mma.sync's layout with every warp along M; operand A's rows are stored
+permuted so that each thread's wgmma results are the registers that layout names, and both
+operands sit in shared memory exactly as the hardware's swizzle modes address them."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from test_mma_ptx import CASES, assert_assembles, matmul_ptx
+
+from tilec import config
+from tilec.backends.cuda import wgmma
+from tilec.backends.cuda.mma import (
+    AccKind,
+    Engine,
+    MmaKind,
+    MmaPlan,
+    Staged,
+    acc_row,
+    staging,
+    wgmma_row,
+)
+
+
+def _plan(m: int, n: int, k: int, warps: int) -> MmaPlan:
+    return MmaPlan(MmaKind.F16, AccKind.F32, 1, 0, m, n, k, warps, 1, Engine.WGMMA)
+
+
+@pytest.mark.parametrize("m,warps", [(64, 4), (128, 4), (256, 4), (128, 8), (256, 8)])
+def test_a_rows_land_where_each_thread_receives_them(m: int, warps: int) -> None:
+    # thread (warp w, group g) holds accumulator register row r = 2*mi + h at logical row
+    # 8*w + g + 8*warps*r (mma.sync's layout, warps along M); wgmma gives warp w%4 of
+    # warpgroup w//4 the slab rows 16*(w%4) + 8*h + g of instruction mi's slab
+    plan = _plan(m, 64, 32, warps)
+    groups = warps // 4
+    seen = set()
+    for w, g, r in itertools.product(range(warps), range(8), range(m // (8 * warps))):
+        logical = acc_row(plan, w, g, r)
+        mi, h = divmod(r, 2)
+        slab = mi * groups + w // 4
+        assert wgmma_row(logical, warps) == 64 * slab + 16 * (w % 4) + 8 * h + g
+        seen.add(wgmma_row(logical, warps))
+    assert seen == set(range(m))
+
+
+def _hardware_swizzle(address: int, width: int) -> int:
+    """The swizzle modes as the hardware applies them to an address: 16-byte chunk bits XORed
+    with the bits of the 8-row period (128B: bits 4-6 ^ 7-9; 64B: 4-5 ^ 7-8; 32B: 4 ^ 7)."""
+    bits = {128: 7, 64: 3, 32: 1}[width]
+    return address ^ (((address >> 7) & bits) << 4)
+
+
+@pytest.mark.parametrize("rows,row_bytes", [(64, 128), (128, 256), (64, 64), (32, 32), (16, 512)])
+def test_staged_layout_is_the_hardware_swizzle(rows: int, row_bytes: int) -> None:
+    s = Staged(0, True, 0, 1, rows, row_bytes, atom=min(row_bytes, 128))
+    width = s.width
+    for row, col in itertools.product(range(rows), range(0, row_bytes, 16)):
+        block, within = divmod(col, width)
+        canonical = block * rows * width + row * width + within  # before swizzling
+        assert s.at(row, col) == _hardware_swizzle(canonical, width)
+
+
+def test_descriptor_fields() -> None:
+    s = Staged(0, False, 0, 1, 64, 256, atom=128)  # an MN-major B: 64 rows of K, N = 128 fp16
+    high = wgmma.descriptor_high(s)
+    assert (high >> 16) & 0x3FFF == 64 * 128 >> 4  # LBO: one column block of 64 rows
+    assert (high >> 32) & 0x3FFF == 8 * 128 >> 4  # SBO: eight 128-byte rows
+    assert high >> 62 == 1  # 128-byte swizzle
+    assert wgmma.b_offset(_plan(64, 128, 64, 4), s, 2) == 32 * 128  # k step 2: row 32
+    a = Staged(0, True, 0, 1, 128, 64, atom=64, warps=4)  # K-major A, BK = 32 fp16
+    assert wgmma.descriptor_high(a) >> 62 == 2  # 64-byte swizzle
+    assert wgmma.a_offset(_plan(128, 64, 32, 4), a, 1, 1) == 64 * 64 + 32
+
+
+def test_staging_for_wgmma() -> None:
+    plan = _plan(128, 128, 64, 4)
+    a = staging((128, 64), 1, True, plan, 0)
+    assert (a.kmajor, a.atom, a.warps) == (True, 128, 4)
+    b = staging((64, 128), 1, False, plan, 0)  # N contiguous: MN-major, two 128-byte blocks
+    assert (b.kmajor, b.row_bytes, b.atom, b.warps) == (False, 256, 128, 0)
+    assert staging((128, 64), 0, True, plan, 0).atom == 0  # an M-major A stays for ldmatrix
+
+
+@pytest.fixture
+def pipelining_on():
+    with config.override(experimental=frozenset({"cuda-pipelining"})):
+        yield
+
+
+@pytest.mark.parametrize(
+    "block,warps,trans_b",
+    [((128, 128, 64), 4, False), ((128, 256, 64), 8, False), ((64, 64, 32), 4, True),
+     ((128, 64, 16), 8, False)],
+)  # fmt: skip
+@pytest.mark.parametrize("case", ["fp16", "bf16"])
+def test_sm90a_matmul_runs_on_wgmma(case: str, block, warps: int, trans_b: bool) -> None:
+    ptx = matmul_ptx(case, "sm_90a", block=block, warps=warps, trans_b=trans_b)
+    m, n, k = block
+    ty = "f16" if case == "fp16" else "bf16"
+    # each warpgroup issues its own slabs' instructions
+    assert ptx.count(f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty}") == (
+        (m // (64 * (warps // 4))) * (k // 16)
+    )
+    for text in ("wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned",
+                 "wgmma.wait_group.sync.aligned 0", "fence.proxy.async.shared::cta"):  # fmt: skip
+        assert text in ptx
+    assert "ldmatrix" not in ptx and "mma.sync" not in ptx
+    assert_assembles(ptx, "sm_90a")
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
+def test_other_targets_keep_mma_sync(arch: str) -> None:
+    ptx = matmul_ptx("fp16", arch, block=(128, 128, 64))
+    assert "wgmma" not in ptx and CASES["fp16"][4] in ptx
+
+
+def test_disable_mma_v3_keeps_mma_sync_on_sm90a() -> None:
+    with config.override(disable_mma_v3=True):
+        ptx = matmul_ptx("fp16", "sm_90a", block=(128, 128, 64))
+    assert "wgmma" not in ptx and CASES["fp16"][4] in ptx
+
+
+@pytest.mark.parametrize(
+    "case,block,warps",
+    [("tf32", (128, 128, 32), 4), ("int8", (128, 128, 64), 4), ("fp16acc", (128, 128, 64), 4),
+     ("fp16", (32, 64, 32), 4), ("fp16", (64, 64, 32), 8)],
+)  # fmt: skip
+def test_dots_wgmma_cannot_take_stay_on_mma_sync(case: str, block, warps: int) -> None:
+    # tf32/int8 kinds, fp16 accumulators, M below a 64-row slab per warpgroup
+    ptx = matmul_ptx(case, "sm_90a", block=block, warps=warps)
+    assert "wgmma.mma_async" not in ptx and CASES[case][4] in ptx
+    assert_assembles(ptx, "sm_90a")
