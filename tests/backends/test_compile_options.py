@@ -18,7 +18,7 @@ from tilec.errors import UsageError
         ({"num_warps": True}, "num_warps must be an integer"),
         ({"num_warps": 3}, "num_warps must be a power of 2"),
         ({"num_warps": 0}, "num_warps must be from 1"),
-        ({"num_warps": 1024}, "num_warps must be from 1 to 32"),
+        ({"num_warps": 2048}, "num_warps must be from 1 to 1024"),
         ({"num_stages": -1}, "num_stages"),
         ({"num_stages": None}, "num_stages must be an integer"),
         ({"num_ctas": 0}, "num_ctas"),

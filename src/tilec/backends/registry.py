@@ -31,6 +31,8 @@ class Entry:
     # tilec and llvmlite, with their versions): part of the cache key, so a kernel is never
     # reused from the cache after the tools that built it changed ("": nothing else)
     toolchain: str = ""
+    # the most warps a kernel's block may have (None: num_warps does not shape its kernels)
+    max_num_warps: int | None = None
 
 
 BACKENDS: dict[str, Entry] = {
@@ -39,6 +41,7 @@ BACKENDS: dict[str, Entry] = {
         "tilec.backends.cuda", "CudaCompiler", "CudaDriver", memory="cuda",
         extern_libraries=frozenset({"libdevice"}),
         toolchain="tilec.backends.cuda.toolchain:identity",
+        max_num_warps=32,  # 1024 threads per block
     ),
 }  # fmt: skip
 # the backend of this host: where Triton's interpreter mode (TRITON_INTERPRET) runs kernels
@@ -113,6 +116,12 @@ def extern_libraries(kind: str) -> frozenset[str] | None:
     """The libraries backend ``kind`` links for ``extern_libs`` (None: it ignores them)."""
     entry = BACKENDS.get(kind)
     return None if entry is None else entry.extern_libraries
+
+
+def max_num_warps(kind: str) -> int | None:
+    """The most warps backend ``kind`` launches a kernel with (None: no limit of its own)."""
+    entry = BACKENDS.get(kind)
+    return None if entry is None else entry.max_num_warps
 
 
 def memory(kind: str) -> str:

@@ -61,9 +61,11 @@ class CompileOptions:
             object.__setattr__(self, name, bool(value))
 
 
-# a block holds at most 1024 threads (32 warps); PTX's .maxnreg is at most 255
+# no GPU block holds more than 1024 threads; a backend may allow fewer warps
+# (registry.Entry.max_num_warps: CUDA's 32), the CPU ignores num_warps. PTX's .maxnreg is at
+# most 255
 _INT_RANGES = (
-    ("num_warps", 1, 32),
+    ("num_warps", 1, 1024),
     ("num_stages", 0, 64),
     ("num_ctas", 1, 16),
     ("maxnreg", 1, 255),

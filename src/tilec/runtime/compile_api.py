@@ -20,7 +20,7 @@ from ..errors import UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg
 from . import compiler
-from .launch_options import check_extern_libs, compile_options
+from .launch_options import check_for_backend, compile_options
 
 
 def _literal(text: str) -> Any:
@@ -114,5 +114,5 @@ def compile(  # Triton's name
         raise UsageError(f"tilec.compile expects a @tilec.jit kernel, got {type(kernel).__name__}")
     specs = parse_signature(kernel, signature)
     chosen, opts = parse_target(target), compile_options(options, kernel.debug)
-    check_extern_libs(opts, chosen.kind)
+    check_for_backend(opts, chosen.kind)
     return compiler.compile(kernel, specs, chosen, opts)

@@ -33,7 +33,7 @@ from .binder import (
 )
 from .global_guard import GlobalGuard
 from .kernel import LaunchedKernel
-from .launch_options import check_extern_libs, compile_options, hashable_options
+from .launch_options import check_for_backend, compile_options, hashable_options
 from .reinterpret import TensorWrapper, reinterpret, type_canonicalisation_dict  # noqa: F401
 from .tuple_args import TupleKernel, tuple_positions
 
@@ -317,7 +317,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
             raise UsageError(f"{self.__name__}: {exc}") from None
         device = device or registry.default()
         opts = compile_options(options, self.debug)
-        check_extern_libs(opts, device)
+        check_for_backend(opts, device)
         backend = registry.get(device)
         compiled = compiler.compile(self, specs, _target(device, backend), opts)
         built = kernel.build(backend, compiled, leaves(specs))  # a tuple passes its leaves

@@ -84,6 +84,18 @@ def _extern_libs(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple((str(name), str(path)) for name, path in value)
 
 
+def check_for_backend(options: CompileOptions, device: str) -> None:
+    """The options a backend limits: ``num_warps`` (registry.Entry.max_num_warps) and
+    ``extern_libs``."""
+    limit = registry.max_num_warps(device)
+    if limit is not None and options.num_warps > limit:
+        raise UsageError(
+            f"num_warps={options.num_warps}: the {device} backend launches at most {limit} "
+            "warps per program"
+        )
+    check_extern_libs(options, device)
+
+
 def check_extern_libs(options: CompileOptions, device: str) -> None:
     """On a backend that links external libraries, every named one must be known and exist;
     elsewhere they are ignored (registry.Entry.extern_libraries)."""

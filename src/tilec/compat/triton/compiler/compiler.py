@@ -144,7 +144,7 @@ def compile(  # Triton's name
     """Compile ``src`` (an ASTSource) for ``target`` with Triton's options dict. A @jit kernel
     and a signature (``compile(kernel, "*fp32, i32", target=...)``) is tilec's own form."""
     from ....runtime import compiler
-    from ....runtime.launch_options import check_extern_libs, compile_options
+    from ....runtime.launch_options import check_for_backend, compile_options
 
     if getattr(src, "__tilec_jit__", False):
         from ....runtime.compile_api import compile as compile_signature
@@ -161,7 +161,7 @@ def compile(  # Triton's name
     # hosts such as Inductor ask for by default: it follows tilec's own debug setting instead
     given.pop("debug", None)
     opts = compile_options(given, src.fn.debug)
-    check_extern_libs(opts, chosen.kind)
+    check_for_backend(opts, chosen.kind)
     specs = src.arg_specs()
     key = compiler.cache_key(src.fn, specs, chosen, opts)
     compiled = compiler.compile(src.fn, specs, chosen, opts)
