@@ -1,6 +1,7 @@
 """torch.compile on the CPU: Inductor's triton backend on tilec against its C++ backend.
 
-The graphs are the ones tests/compat_inductor/graphs.py checks, at the sizes in ``SIZES``. Each
+The graphs are the ones tests/compat_inductor/graphs.py checks, at the sizes in
+bench/inductor_graphs.py's ``SIZES`` (bench/inductor_gpu.py times them on CUDA). Each
 is compiled twice in one process (``cpu_backend="triton"`` after ``tilec.install_as_triton()``,
 and ``cpu_backend="cpp"``, which needs a C++ compiler), checked against eager float64, then
 timed with the two backends taking turns call by call. Prints per graph the ratio of the median
@@ -15,68 +16,19 @@ bench/results/.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
 import platform
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from inductor_graphs import SIZES, call, graphs, max_error, triton_launches
+
 BACKENDS = ("triton", "cpp")
-GRAPHS_PY = Path(__file__).resolve().parents[1] / "tests" / "compat_inductor" / "graphs.py"
-
-# graph (tests/compat_inductor/graphs.py) -> its inputs at the default size and with --quick
-SIZES: dict[str, tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]]] = {
-    "pointwise": (lambda t: (t.randn(1 << 22),), lambda t: (t.randn(1 << 16),)),
-    "reduction": (lambda t: (t.randn(4096, 1024),), lambda t: (t.randn(256, 1024),)),
-    "softmax": (lambda t: (t.randn(4096, 1024),), lambda t: (t.randn(256, 1024),)),
-    "layer_norm": (lambda t: (t.randn(8192, 1024), t.randn(1024), t.randn(1024)),
-                   lambda t: (t.randn(256, 1024), t.randn(1024), t.randn(1024))),
-    "mlp": (lambda t: (t.randn(512, 512), t.randn(512, 1024) / 23, t.randn(1024),
-                       t.randn(1024, 512) / 32),
-            lambda t: (t.randn(64, 512), t.randn(512, 1024) / 23, t.randn(1024),
-                       t.randn(1024, 512) / 32)),
-    "block": (lambda t: _graphs().block_inputs(t, 512, 256),
-              lambda t: _graphs().block_inputs(t, 64, 256)),
-}  # fmt: skip
-
-
-def _graphs() -> Any:
-    """The test suite's graph module (the graphs the tests check are the ones timed here)."""
-    name = "compat_inductor_graphs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, GRAPHS_PY)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the file runs
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-def _call(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    out = fn(*args)
-    if graph.backward:
-        out.backward()
-    return out
-
-
-def _max_error(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> float:
-    """Largest difference to eager float64, relative to the reference's magnitude."""
-    got_args = tuple(a.detach().clone().requires_grad_(graph.backward) for a in args)
-    ref_args = tuple(a.detach().double().requires_grad_(graph.backward) for a in args)
-    pairs = [(_call(graph, fn, got_args), _call(graph, graph.fn, ref_args))]
-    if graph.backward:
-        pairs += [(a.grad, r.grad) for a, r in zip(got_args, ref_args)]
-    worst = 0.0
-    for got, want in pairs:
-        scale = max(1.0, float(want.detach().abs().max()))
-        worst = max(worst, float((got.detach().double() - want.detach()).abs().max()) / scale)
-    return worst
 
 
 def _compile(torch: Any, graph: Any, backend: str, args: tuple[Any, ...]) -> tuple[Any, float]:
@@ -87,27 +39,8 @@ def _compile(torch: Any, graph: Any, backend: str, args: tuple[Any, ...]) -> tup
     compilation would otherwise run whichever code the config names at that moment."""
     compiled = torch.compile(graph.fn, options={"cpu_backend": backend})
     start = time.perf_counter()
-    _call(graph, compiled, tuple(a.detach().requires_grad_(graph.backward) for a in args))
+    call(graph, compiled, tuple(a.detach().requires_grad_(graph.backward) for a in args))
     return compiled, time.perf_counter() - start
-
-
-def _triton_launches(graph: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> int:
-    """How many Triton kernels (tilec's here) one call of ``fn`` launches."""
-    from torch._inductor.runtime import triton_heuristics
-
-    autotuner = triton_heuristics.CachingAutotuner
-    original, count = autotuner.run, [0]
-
-    def counted(self: Any, *a: Any, **k: Any) -> Any:
-        count[0] += 1
-        return original(self, *a, **k)
-
-    autotuner.run = counted  # type: ignore[method-assign]
-    try:
-        _call(graph, fn, tuple(a.detach().requires_grad_(graph.backward) for a in args))
-    finally:
-        autotuner.run = original  # type: ignore[method-assign]
-    return count[0]
 
 
 def _kernel_times(
@@ -133,7 +66,7 @@ def _kernel_times(
     autotuner.run = timed  # type: ignore[method-assign]
     try:
         for _ in range(reps):
-            _call(graph, fn, inputs)
+            call(graph, fn, inputs)
     finally:
         autotuner.run = original  # type: ignore[method-assign]
     return {name: t / reps for name, t in sorted(spent.items(), key=lambda kv: -kv[1])}
@@ -149,7 +82,7 @@ def _time(
     for _ in range(reps):
         for backend, fn in fns.items():
             start = clock()
-            _call(graph, fn, inputs)
+            call(graph, fn, inputs)
             samples[backend].append(clock() - start)
     return {**samples, "pairs": [t / c for t, c in zip(samples["triton"], samples["cpp"])]}
 
@@ -182,21 +115,21 @@ def main() -> None:
 
     torch.set_num_threads(opts.threads)  # tilec's grid threads follow it (compat launcher)
     torch.manual_seed(0)
-    graphs = _graphs().GRAPHS
+    graph_table = graphs().GRAPHS
     chosen = [n for n in SIZES if not opts.graphs or n in opts.graphs.split(",")]
     reps = opts.reps or (101 if opts.quick else 21)
     rows = []
     print(f"{'graph':<12} {'tilec ms':>10} {'C++ ms':>10} {'ratio':>7} {'pairs p25-p75':>14} "
           f"{'compile tilec s':>16} {'compile C++ s':>14} {'max error':>10}")  # fmt: skip
     for name in chosen:
-        graph = graphs[name]
+        graph = graph_table[name]
         args = SIZES[name][1 if opts.quick else 0](torch)
         compiled, compile_s, errors = {}, {}, {}
         torch._dynamo.reset()
         for backend in BACKENDS:
             compiled[backend], compile_s[backend] = _compile(torch, graph, backend, args)
-            errors[backend] = _max_error(graph, compiled[backend], args)
-        launches = {b: _triton_launches(graph, compiled[b], args) for b in BACKENDS}
+            errors[backend] = max_error(graph, compiled[backend], args)
+        launches = {b: triton_launches(graph, compiled[b], args) for b in BACKENDS}
         if not launches["triton"] or launches["cpp"]:
             raise SystemExit(f"{name}: Triton kernel launches per call {launches}: the timed "
                              "code is not the backend it is labelled with")  # fmt: skip
