@@ -59,9 +59,11 @@ def accumulate(
 
 
 def _descriptor(b: ir.IRBuilder, s: Staged, base: ir.Value) -> ir.Value:
-    """The descriptor of ``s`` at ``base``: the 16-byte units of its shared address (below
-    256 KiB: 14 bits, so offsets add without carrying into LBO) and the fixed fields."""
-    addr = b.lshr(b.ptrtoint(base, I32), ir.Constant(I32, 4))
+    """The descriptor of ``s`` (at ``s.offset`` from ``base``): the 16-byte units of its shared
+    address (below 256 KiB: 14 bits, so offsets add without carrying into LBO) and the fixed
+    fields."""
+    addr = b.add(b.ptrtoint(base, I32), ir.Constant(I32, s.offset))
+    addr = b.lshr(addr, ir.Constant(I32, 4))
     return b.or_(b.zext(addr, I64), ir.Constant(I64, wgmma.descriptor_high(s)))
 
 
