@@ -6,7 +6,11 @@
   read 255 in the fuzz kernel (seed 71 #7981; this reduced form stored the right bytes with the
   old PTX too, so it checks the semantics; the PTX test pins the rewrite);
 - (LLVM's NVPTX backend) a 64-bit shift by an amount whose low 32 bits are in range, shifted by
-  those bits alone (``3 >> 0x3FF0000000000000`` gave 3)."""
+  those bits alone (``3 >> 0x3FF0000000000000`` gave 3);
+- a boolean made -1.0 or -0.0 and read as bits, xor-scanned (seed 109 #9402: ``selp.f32`` of the
+  immediates -1.0 and -0.0 gave +0.0's bits);
+- an int64 abs of a sign-extended INT32_MIN converted to fp16 (seed 109 #9100: ptxas took
+  ``abs.s32`` as non-negative and converted 0x80000000 as -2**31, giving -inf)."""
 
 from __future__ import annotations
 
@@ -55,6 +59,29 @@ def shift_by_double_bits(out_ptr):
     pid = tl.program_id(0)
     amount = tl.floor(pid.to(tl.float64)).to(tl.uint64, bitcast=True)
     tl.store(out_ptr + pid, 3 >> amount)
+
+
+@tilec.jit
+def _xor(a, b):
+    return a ^ b
+
+
+@tilec.jit
+def negated_bool_bits(x_ptr, out_ptr):
+    """Seed 109 #9402, shrunk: -float(row < x) as bits, xor-scanned over the two rows."""
+    x = tl.load(x_ptr + tl.arange(0, 2)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    v = -((tl.broadcast_to(tl.arange(0, 2)[:, None], (2, 16)) < x).to(tl.float32))
+    bits = tl.associative_scan(v.to(tl.int32, bitcast=True), 0, _xor)
+    tl.store(out_ptr + tl.arange(0, 2)[:, None] * 16 + tl.arange(0, 16)[None, :], bits)
+
+
+@tilec.jit
+def abs_of_widened_int_min(x_ptr, flag_ptr, out_ptr, BLOCK: tl.constexpr):
+    """Seed 109 #9100, shrunk: abs of an int32 widened to int64 (through uint64), as fp16."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    wide = tl.where(tl.load(flag_ptr + offs) != 0, tl.full((BLOCK,), 3, tl.uint64), x)
+    tl.store(out_ptr + offs, tl.abs(wide.to(tl.int64, bitcast=True)).to(tl.float16))
 
 
 @tilec.jit
@@ -118,3 +145,29 @@ def test_shift_by_an_amount_past_32_bits() -> None:
     shift_by_double_bits[(4,)](out)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(out.cpu().numpy(), [3, 0, 0, 0])  # amounts 0, 2**62 ...
+
+
+def test_negated_boolean_bits_keep_the_sign_of_zero() -> None:
+    import torch
+
+    x = np.random.default_rng(9).standard_normal(32).astype(np.float32) + 0.5
+    out = torch.full((32,), 0x5A5A5A5A, dtype=torch.int32, device="cuda")
+    negated_bool_bits[(1,)](torch.from_numpy(x).cuda(), out)
+    torch.cuda.synchronize()
+    rows = np.arange(2)[:, None] < x.reshape(2, 16)
+    bits = np.where(rows, np.int32(-0x40800000), np.int32(-0x80000000))  # -1.0, -0.0
+    want = np.bitwise_xor.accumulate(bits, axis=0).reshape(-1)
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+
+
+def test_abs_of_a_widened_int_min() -> None:
+    import torch
+
+    x = np.array([-(2**31), 5, -7, 2**31 - 1, -(2**31), 0, -1, 65504], np.int32)
+    flag = np.array([0, 0, 1, 0, 0, 1, 0, 0], np.int8)
+    out = torch.zeros(8, dtype=torch.float16, device="cuda")
+    dev = [torch.from_numpy(a).cuda() for a in (x, flag)]
+    abs_of_widened_int_min[(1,)](*dev, out, BLOCK=8)
+    torch.cuda.synchronize()
+    want = np.where(flag != 0, 3, np.abs(x.astype(np.int64))).astype(np.float16)
+    np.testing.assert_array_equal(out.cpu().numpy(), want)

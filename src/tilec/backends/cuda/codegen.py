@@ -156,12 +156,35 @@ def _link_libdevice(  # type: ignore[no-untyped-def]
 # ``cvt.s32.s16`` reads +32768, and ``abs.s16`` alike. The negation spelled ``not`` + ``add``
 # widens correctly (tests/backends/test_element_semantics.py, neg_i16_to_*, abs_i16_to_*).
 _NEG_S16 = re.compile(r"\bneg\.s16(\s+)(%rs\d+), (%rs\d+);")
-_ABS_S16 = re.compile(r"\babs\.s16\s+(%rs\d+), (%rs\d+);")
-_ABS_AS_NEG = (
-    "{\n\t.reg .pred %p_abs;\n\t.reg .b16 %rs_abs;\n\tsetp.lt.s16 %p_abs, \\2, 0;"
-    "\n\tnot.b16 %rs_abs, \\2;\n\tadd.s16 %rs_abs, %rs_abs, 1;"
-    "\n\tselp.b16 \\1, %rs_abs, \\2, %p_abs;\n\t}"
+# ptxas (CUDA 13, sm_90a) also takes ``abs.s32`` as non-negative: ``cvt.rn.f32.u32`` of
+# abs(INT32_MIN) = 0x80000000 gave -2**31 (seed 109 #9100, an int64 abs of a sign-extended
+# int32). Every width is spelled with setp/not/add/selp.
+_ABS = re.compile(r"\babs\.s(16|32|64)\s+(%r[sd]?\d+), (%r[sd]?\d+);")
+
+
+def _abs_as_neg(m: re.Match[str]) -> str:
+    bits, dst, src = m.groups()
+    tmp = {"16": "%rs_abs", "32": "%r_abs", "64": "%rd_abs"}[bits]
+    return (
+        f"{{\n\t.reg .pred %p_abs;\n\t.reg .b{bits} {tmp};\n\tsetp.lt.s{bits} %p_abs, {src}, 0;"
+        f"\n\tnot.b{bits} {tmp}, {src};\n\tadd.s{bits} {tmp}, {tmp}, 1;"
+        f"\n\tselp.b{bits} {dst}, {tmp}, {src}, %p_abs;\n\t}}"
+    )
+
+
+# ptxas (CUDA 13, sm_90a) reads the float immediate -0.0 of a float-typed ``selp`` as +0.0: a
+# boolean made -1.0 or -0.0 and read as bits gave 0 for 0x80000000 (seed 109 #9402). selp and
+# mov only move bits: spelled .b32/.b64 with the immediates as integers, nothing is left to
+# canonicalize.
+_FLOAT_MOVE = re.compile(
+    r"^(\s*(?:@!?%p\d+\s+)?)(selp|mov)\.f(32|64)(?=[^\n]*\b0[fd][0-9A-F]{8})(\s[^\n]*)$", re.M
 )
+_FLOAT_IMMEDIATE = re.compile(r"\b0[fd]([0-9A-F]{8}(?:[0-9A-F]{8})?)\b")
+
+
+def _bits_move(m: re.Match[str]) -> str:
+    prefix, op, bits, rest = m.groups()
+    return prefix + f"{op}.b{bits}" + _FLOAT_IMMEDIATE.sub(r"0x\1", rest)
 
 
 # ptxas (CUDA 13, sm_90a) stores the low byte of a 64-bit register that a float instruction
@@ -190,7 +213,8 @@ def _narrow_store(m: re.Match[str]) -> str:
 def _ptxas_safe(ptx: str) -> str:
     ptx = _NEG_S16.sub(r"not.b16\1\2, \3;\n\tadd.s16\1\2, \2, 1;", ptx)
     ptx = _NARROW_STORE.sub(_narrow_store, ptx)
-    return _ABS_S16.sub(_ABS_AS_NEG, ptx)
+    ptx = _FLOAT_MOVE.sub(_bits_move, ptx)
+    return _ABS.sub(_abs_as_neg, ptx)
 
 
 def parse(llir: str, tm):  # type: ignore[no-untyped-def]
