@@ -48,16 +48,23 @@ class DeviceJIT:
         def launch(*args: Any, **kwargs: Any) -> Any:
             import torch
 
-            moved = [
-                torch.from_numpy(a).to(self.device) if isinstance(a, np.ndarray) else a
-                for a in args
-            ]
+            pairs: list[tuple[np.ndarray, Any]] = []
+
+            def move(a: Any) -> Any:  # arrays, also inside (named) tuple arguments
+                if isinstance(a, np.ndarray):
+                    pairs.append((a, torch.from_numpy(a).to(self.device)))
+                    return pairs[-1][1]
+                if isinstance(a, tuple):
+                    items = [move(x) for x in a]
+                    return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+                return a
+
+            moved = [move(a) for a in args]
             result = self.kernel[grid](*moved, **kwargs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
-            for a, t in zip(args, moved):
-                if isinstance(a, np.ndarray):
-                    a[...] = t.cpu().numpy()
+            for a, t in pairs:
+                a[...] = t.cpu().numpy()
             return result
 
         return launch
