@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CONFIG = Path(__file__).resolve().parents[2] / "src" / "tilec" / "config.py"
-NAME = re.compile(r"^(TILEC|TRITON)_[A-Z0-9_]+$")
+# Triton reads a few variables without its prefix; tilec honours those it knows
+NAME = re.compile(r"^((TILEC|TRITON)_[A-Z0-9_]+|DISABLE_MMA_V3)$")
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,8 @@ class Config:
     # too (set by tilec.install_as_triton() for child processes; the .pth start-up hook and
     # platform/triton_probe.py interpret it)
     as_triton: str = ""
-    # DISABLE_MMA_V3 (Triton's name): tensor-core dots on sm_90a use mma.sync, not wgmma; part
-    # of the kernel cache key
+    # TILEC_DISABLE_WGMMA, or Triton's DISABLE_MMA_V3: tensor-core dots on sm_90a use mma.sync,
+    # not wgmma; part of the kernel cache key
     disable_mma_v3: bool = False
 
     @classmethod
@@ -100,7 +100,7 @@ class Config:
                 f.strip().lower() for f in env.get("TILEC_EXPERIMENTAL", "").split(",") if f.strip()
             ),
             as_triton=env.get("TILEC_AS_TRITON", "").strip().lower(),
-            disable_mma_v3=_flag(env, "DISABLE_MMA_V3"),
+            disable_mma_v3=_flag(env, "TILEC_DISABLE_WGMMA", "DISABLE_MMA_V3"),
         )
 
 

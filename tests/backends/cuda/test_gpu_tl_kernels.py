@@ -121,12 +121,17 @@ def test_grouped_matmul_fp16() -> None:
     np.testing.assert_allclose(_host(c), a.astype(np.float64) @ b, rtol=1e-2, atol=5e-2)
 
 
-def test_attention_forward() -> None:
+@pytest.mark.parametrize(
+    "bm,bn,d,warps", [(64, 32, 64, 4), (128, 64, 64, 8), (128, 64, 128, 4), (64, 64, 32, 4)]
+)  # on sm_90a: wgmma with Q and P as register operands, one and two warpgroups
+def test_attention_forward(bm: int, bn: int, d: int, warps: int) -> None:
     rng = np.random.default_rng()
-    heads, ctx, d = 3, 128, 64
+    heads, ctx = 3, 256
     q, k, v = ((rng.standard_normal((heads, ctx, d)) * 0.5).astype(np.float16) for _ in range(3))
     o = _nan((heads, ctx, d), np.float16)
-    K.attention[(ctx // 64, heads)](_dev(q), _dev(k), _dev(v), o, 0.125, ctx, BM=64, BN=32, D=d)
+    K.attention[(ctx // bm, heads)](
+        _dev(q), _dev(k), _dev(v), o, 0.125, ctx, BM=bm, BN=bn, D=d, num_warps=warps
+    )
     s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * 0.125
     p = np.exp(s - s.max(-1, keepdims=True))
     np.testing.assert_allclose(_host(o), (p / p.sum(-1, keepdims=True)) @ v, rtol=2e-2, atol=2e-2)

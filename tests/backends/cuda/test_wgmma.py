@@ -8,6 +8,7 @@ operands sit in shared memory exactly as the hardware's swizzle modes address th
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from test_mma_ptx import CASES, assert_assembles, matmul_ptx
@@ -24,6 +25,7 @@ from tilec.backends.cuda.mma import (
     staging,
     wgmma_row,
 )
+from tilec.backends.target import Target
 
 
 def _plan(m: int, n: int, k: int, warps: int) -> MmaPlan:
@@ -133,4 +135,27 @@ def test_dots_wgmma_cannot_take_stay_on_mma_sync(case: str, block, warps: int) -
     # tf32/int8 kinds, fp16 accumulators, M below a 64-row slab per warpgroup
     ptx = matmul_ptx(case, "sm_90a", block=block, warps=warps)
     assert "wgmma.mma_async" not in ptx and CASES[case][4] in ptx
+    assert_assembles(ptx, "sm_90a")
+
+
+@pytest.mark.parametrize("bm,bn,d,warps", [(64, 32, 64, 4), (128, 64, 64, 8)])
+def test_attention_takes_q_and_p_from_registers(bm: int, bn: int, d: int, warps: int) -> None:
+    # Q (loaded before the loop) is loaded in the accumulator's layout and P is computed in it:
+    # both dots read A from registers, so neither goes through shared memory
+    import cuda_tl_kernels as T
+
+    from support.build import build
+    from tilec.backends.cuda.compiler import CudaCompiler
+    from tilec.backends.target import CompileOptions
+
+    sig = ("*fp16", "*fp16", "*fp16", "*fp16", "fp32", "i32:16", bm, bn, d)
+    module = build(T.attention.fn, *sig)
+    target = Target("cuda", "sm_90a")
+    options = CompileOptions(num_warps=warps, num_stages=2)
+    ptx = CudaCompiler(assembler="none").compile(module, target, options).asm["ptx"]
+    assert isinstance(ptx, str)
+    per_warpgroup = (bm // (64 * (warps // 4))) * (d // 16 + bn // 16)
+    register_a = re.findall(r"wgmma\.mma_async[^;]*\}, \{%r\d+,%r\d+,%r\d+,%r\d+\}, %rd", ptx)
+    assert len(register_a) == per_warpgroup, ptx
+    assert "ldmatrix" not in ptx and "mma.sync" not in ptx
     assert_assembles(ptx, "sm_90a")

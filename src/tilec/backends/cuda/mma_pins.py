@@ -14,7 +14,7 @@ from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import TileType
 from .layout import Layout, Slice
-from .mma import choose
+from .mma import Engine, choose
 
 _ELEMENTWISE = (O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp)
 
@@ -27,6 +27,8 @@ def mma_pins(func: O.FuncOp, num_warps: int, arch: int, wgmma: bool = False) -> 
             plan = choose(op, num_warps, arch, wgmma)
             if plan is not None:
                 pins[op.result] = plan.layout()
+                if plan.engine is Engine.WGMMA and _invariant_load(op.operands[0], op):
+                    pins[op.operands[0]] = plan.layout()
     if not pins:
         return pins
     loops = [op for op in ops if isinstance(op, O.ForOp)]
@@ -41,6 +43,14 @@ def mma_pins(func: O.FuncOp, num_warps: int, arch: int, wgmma: bool = False) -> 
         for loop in loops:
             changed |= _carry(loop, pins)
     return pins
+
+
+def _invariant_load(a: Value, dot: O.DotOp) -> bool:
+    """Whether operand A of a wgmma ``dot`` is a load outside the dot's block (attention's Q):
+    loaded in the accumulator's layout, its registers are wgmma's A fragments, and the dot
+    reads no shared memory for it. A load in the dot's own block is left to the pipeline."""
+    load = a.defining_op
+    return isinstance(load, O.LoadOp) and load.parent is not dot.parent
 
 
 def _forward(op: Op, pins: dict[Value, Layout]) -> list[tuple[Value, Layout]]:

@@ -135,6 +135,14 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     assert isinstance(acc_v.type, TileType)
     layout = plan.layout()
     acc = L.tile(acc_v, layout)
+    if plan.engine is Engine.WGMMA and a_v not in L.shared_operands:
+        a = L.tile(a_v)
+        if a.layout == layout:  # A's registers are wgmma's A fragments as they are
+            (sb, base_b) = _in_shared(L, plan, (b_v,), first=1)[0]
+            if sb.atom:
+                regs = rules_dot_wgmma.accumulate(L, op.parent, plan, a, (sb, base_b), acc.regs)
+                L.set(op.result, Tile(layout, acc.shape, regs))
+                return
     (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
     if usable(plan, sa, sb):
         regs = rules_dot_wgmma.accumulate(L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs)
@@ -145,11 +153,12 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
 
 
 def _in_shared(
-    L: Lowering, plan: MmaPlan, operands: tuple[Value, Value]
+    L: Lowering, plan: MmaPlan, operands: tuple[Value, ...], first: int = 0
 ) -> list[tuple[Staged, ir.Value]]:
-    """Where A and B are in shared memory (layout, base). Operands a pipelined loop copied
-    there (pipeline.py) are read in place: the loop's barrier after each stage lands orders
-    those copies before the reads. The others are written to the scratch between barriers."""
+    """Where the operands (A and B, or from ``first`` = 1 B alone) are in shared memory
+    (layout, base). Operands a pipelined loop copied there (pipeline.py) are read in place: the
+    loop's barrier after each stage lands orders those copies before the reads. The others
+    are written to the scratch between barriers."""
     direct = [L.shared_operands.get(v) for v in operands]
     out = [(d.staged, d.base) if d is not None else None for d in direct]
     todo = [(i, L.tile(v)) for i, (v, d) in enumerate(zip(operands, direct)) if d is None]
@@ -160,7 +169,7 @@ def _in_shared(
         for i, t in todo:
             # each operand starts on a 128-byte line, so its swizzle spreads ldmatrix rows
             # over all banks (wgmma: on its swizzle's 1024-byte period)
-            s = staging(t.shape, t.layout.order[0], i == 0, plan, offset)
+            s = staging(t.shape, t.layout.order[0], first + i == 0, plan, offset)
             offset = -(-(offset + s.nbytes * batches) // align) * align
             placed.append((i, t, s))
         base = L.smem(offset, align)
@@ -171,8 +180,8 @@ def _in_shared(
         if plan.engine is Engine.WGMMA:
             intr.fence_proxy_async(L.b)  # the stores, before wgmma reads them (async proxy)
         L.barrier()
-    assert out[0] is not None and out[1] is not None
-    return [out[0], out[1]]
+    assert all(x is not None for x in out)
+    return out  # type: ignore[return-value]
 
 
 def _accumulate(

@@ -14,7 +14,7 @@ from llvmlite import ir
 
 from . import intrinsics as intr
 from . import wgmma
-from .lowering import Lowering
+from .lowering import Lowering, Tile
 from .mma import MmaPlan, Staged
 from .types import F32, I32, I64
 
@@ -26,36 +26,74 @@ def accumulate(
     L: Lowering,
     block: object,
     plan: MmaPlan,
-    a: tuple[Staged, ir.Value],
+    a: tuple[Staged, ir.Value] | Tile,
     b: tuple[Staged, ir.Value],
     regs: dict,
 ) -> dict:
-    """The accumulator registers after ``acc += A @ B`` (``regs``: before)."""
+    """The accumulator registers after ``acc += A @ B`` (``regs``: before). A is in shared
+    memory, or a Tile in the accumulator's layout: its registers are then wgmma's A fragments
+    as they are (rows 16*w4 + g + 8*h of each slab, K columns 2*t.. of each k8 half)."""
     bld = L.b
     regs = dict(regs)
-    (sa, base_a), (sb, base_b) = a, b
+    sb, base_b = b
     groups = plan.wm // 4
-    desc_a = _descriptor(bld, sa, base_a)
-    if groups > 1:  # warpgroup wg's slabs follow those of the warpgroups before it
-        wg = bld.zext(bld.lshr(L.warp, ir.Constant(I32, 2)), I64)
-        desc_a = bld.add(desc_a, bld.mul(wg, ir.Constant(I64, 64 * sa.width >> 4)))
+    if isinstance(a, Tile):
+        a_operand = _RegisterA(bld, a)
+    else:
+        a_operand = _SharedA(L, plan, *a)
     desc_b = _descriptor(bld, sb, base_b)
-    text = wgmma.instruction(plan, sb.kmajor)
     count = plan.n // 2
-    cons = ",".join(["=f"] * count + ["l", "l"] + [str(i) for i in range(count)])
+    text = wgmma.instruction(plan, sb.kmajor, registers_a=isinstance(a, Tile))
+    a_cons = ["r"] * 4 if isinstance(a, Tile) else ["l"]
+    cons = ",".join(["=f"] * count + a_cons + ["l"] + [str(i) for i in range(count)])
     ret = ir.LiteralStructType([F32] * count)
     _call(bld, _FENCE)
     for ks in range(plan.k // 16):
         db = _at(bld, desc_b, wgmma.b_offset(plan, sb, ks))
         for mi in range(plan.m // (64 * groups)):
-            da = _at(bld, desc_a, wgmma.a_offset(plan, sa, mi * groups, ks))
+            ops = a_operand.at(mi, ks)
             keys = wgmma.acc_keys(plan, mi)
-            out = intr.asm(bld, ret, text, cons, [da, db, *(regs[k] for k in keys)])
+            out = intr.asm(bld, ret, text, cons, [*ops, db, *(regs[k] for k in keys)])
             for i, k in enumerate(keys):
                 regs[k] = bld.extract_value(out, i)
     _call(bld, _COMMIT)
     L.release_copies(block)  # the next stage's copies overlap the tensor cores' work
     return _wait(bld, regs)
+
+
+class _SharedA:
+    """A in shared memory: one descriptor per (slab, k step)."""
+
+    def __init__(self, L: Lowering, plan: MmaPlan, s: Staged, base: ir.Value) -> None:
+        b = self.b = L.b
+        self.plan, self.s = plan, s
+        self.groups = plan.wm // 4
+        self.desc = _descriptor(b, s, base)
+        if self.groups > 1:  # warpgroup wg's slabs follow those of the warpgroups before it
+            wg = b.zext(b.lshr(L.warp, ir.Constant(I32, 2)), I64)
+            self.desc = b.add(self.desc, b.mul(wg, ir.Constant(I64, 64 * s.width >> 4)))
+
+    def at(self, mi: int, ks: int) -> list[ir.Value]:
+        offset = wgmma.a_offset(self.plan, self.s, mi * self.groups, ks)
+        return [_at(self.b, self.desc, offset)]
+
+
+class _RegisterA:
+    """A in registers, in the accumulator's layout: four 32-bit words of 16-bit pairs each."""
+
+    def __init__(self, b: ir.IRBuilder, t: Tile) -> None:
+        self.b, self.t = b, t
+
+    def at(self, mi: int, ks: int) -> list[ir.Value]:
+        return [self._pair(2 * mi + h, 4 * ks + 2 * hi) for hi in (0, 1) for h in (0, 1)]
+
+    def _pair(self, row: int, col: int) -> ir.Value:
+        b, regs = self.b, self.t.regs
+        lo = regs[(row, col)]
+        pair = ir.Constant(ir.VectorType(lo.type, 2), None)
+        pair = b.insert_element(pair, lo, ir.Constant(I32, 0))
+        pair = b.insert_element(pair, regs[(row, col + 1)], ir.Constant(I32, 1))
+        return b.bitcast(pair, I32)
 
 
 def _descriptor(b: ir.IRBuilder, s: Staged, base: ir.Value) -> ir.Value:
