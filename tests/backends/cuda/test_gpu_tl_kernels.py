@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from cuda_harness import gpu_available
 
+from tilec import config
+
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and torch"),
@@ -122,9 +124,18 @@ def test_grouped_matmul_fp16() -> None:
 
 
 @pytest.mark.parametrize(
-    "bm,bn,d,warps", [(64, 32, 64, 4), (128, 64, 64, 8), (128, 64, 128, 4), (64, 64, 32, 4)]
-)  # on sm_90a: wgmma with Q and P as register operands, one and two warpgroups
-def test_attention_forward(bm: int, bn: int, d: int, warps: int) -> None:
+    "bm,bn,d,warps,wgmma",
+    [(64, 32, 64, 4, True), (128, 64, 64, 8, True), (128, 64, 128, 4, True),
+     (64, 64, 32, 4, True), (64, 32, 64, 4, False), (128, 64, 64, 8, False)],
+)  # fmt: skip
+def test_attention_forward(bm: int, bn: int, d: int, warps: int, wgmma: bool) -> None:
+    # on sm_90a: wgmma with Q and P as register operands and K copied transposed into its
+    # slots, one and two warpgroups; mma.sync (DISABLE_MMA_V3) reads the same K slots
+    with config.override(disable_mma_v3=not wgmma):
+        _attention(bm, bn, d, warps)
+
+
+def _attention(bm: int, bn: int, d: int, warps: int) -> None:
     rng = np.random.default_rng()
     heads, ctx = 3, 256
     q, k, v = ((rng.standard_normal((heads, ctx, d)) * 0.5).astype(np.float16) for _ in range(3))

@@ -158,4 +158,8 @@ def test_attention_takes_q_and_p_from_registers(bm: int, bn: int, d: int, warps:
     register_a = re.findall(r"wgmma\.mma_async[^;]*\}, \{%r\d+,%r\d+,%r\d+,%r\d+\}, %rd", ptx)
     assert len(register_a) == per_warpgroup, ptx
     assert "ldmatrix" not in ptx and "mma.sync" not in ptx
+    # K (loaded [BN, D], used as tl.trans(k)) and V are copied into the slots as wgmma reads
+    # them: the loop body's one barrier publishes the stage, nothing else is staged
+    loop = ptx[ptx.index("cp.async.wait_group") : ptx.index("cp.async.wait_all")]
+    assert loop.count("bar.sync") == 1 and "st.shared" not in loop
     assert_assembles(ptx, "sm_90a")

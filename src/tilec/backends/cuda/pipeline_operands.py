@@ -12,6 +12,7 @@ once per iteration (the schedule in pipeline.py).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ...ir import ops as O
@@ -35,11 +36,17 @@ def budget(arch: int) -> int:
 def operand_layout(L: Lowering, loop: O.ForOp, op: O.LoadOp, nbytes: int) -> Staged | None:
     """The shared-memory layout (at offset 0) in which ``op``'s copies of ``nbytes`` can feed
     the dot that uses it, or None when ``op`` is not such an operand."""
-    dot = _only_use(loop, op.result)
-    if not isinstance(dot, O.DotOp) or dot.operands[2] is op.result:
+    value, dot = op.result, _only_use(loop, op.result)
+    # a 2-D tl.trans between the load and the dot (attention's K, loaded [N, D] and used as
+    # tl.trans(k)): the slot holds the transposed operand, the load's axes swapped
+    swapped = isinstance(dot, O.TransOp) and dot.perm == (1, 0)
+    if swapped:
+        assert isinstance(dot, O.TransOp)
+        value, dot = dot.result, _only_use(loop, dot.result)
+    if not isinstance(dot, O.DotOp) or dot.operands[2] is value:
         return None
-    is_a = dot.operands[0] is op.result
-    if is_a and dot.operands[1] is op.result:
+    is_a = dot.operands[0] is value
+    if is_a and dot.operands[1] is value:
         return None
     plan = choose(dot, L.num_warps, L.arch, L.wgmma)
     if plan is None or plan.batch or 16 % nbytes:
@@ -48,9 +55,15 @@ def operand_layout(L: Lowering, loop: O.ForOp, op: O.LoadOp, nbytes: int) -> Sta
         return None
     assert isinstance(op.result.type, TileType)
     layout = L.want(op.result)
-    s = staging(op.result.type.shape, layout.order[0], is_a, plan, 0)
+    contiguous = layout.order[0]
+    shape = op.result.type.shape
+    if swapped:
+        s = staging(shape[::-1], 1 - contiguous, is_a, plan, 0)
+        s = replace(s, row_axis=1 - s.row_axis, col_axis=1 - s.col_axis)  # the load's axes
+    else:
+        s = staging(shape, contiguous, is_a, plan, 0)
     # each copy must be a run of the smem row: vectors go along the row's contiguous axis
-    return s if s.col_axis == layout.order[0] else None
+    return s if s.col_axis == contiguous else None
 
 
 def _only_use(loop: O.ForOp, v: Value) -> O.Op | None:

@@ -30,6 +30,10 @@ def _reshape(L: Lowering, op: Op) -> None:
 
 def _trans(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.TransOp)
+    staged = L.shared_operands.get(op.operands[0])
+    if staged is not None:  # a dot operand the pipeline copied transposed (pipeline_operands)
+        L.shared_operands[op.result] = staged
+        return
     src = L.tile(op.operands[0])
     perm = op.perm
 
