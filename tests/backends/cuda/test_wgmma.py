@@ -10,11 +10,13 @@ from __future__ import annotations
 import itertools
 import re
 
+import cuda_tl_kernels as T
 import pytest
-from test_mma_ptx import CASES, assert_assembles, matmul_ptx
+from test_mma_ptx import CASES, assert_assembles, build, matmul_ptx
 
 from tilec import config
 from tilec.backends.cuda import wgmma
+from tilec.backends.cuda.compiler import CudaCompiler
 from tilec.backends.cuda.mma import (
     AccKind,
     Engine,
@@ -25,7 +27,7 @@ from tilec.backends.cuda.mma import (
     staging,
     wgmma_row,
 )
-from tilec.backends.target import Target
+from tilec.backends.target import CompileOptions, Target
 
 
 def _plan(m: int, n: int, k: int, warps: int) -> MmaPlan:
@@ -141,13 +143,7 @@ def test_dots_wgmma_cannot_take_stay_on_mma_sync(case: str, block, warps: int) -
 @pytest.mark.parametrize("bm,bn,d,warps", [(64, 32, 64, 4), (128, 64, 64, 8)])
 def test_attention_takes_q_and_p_from_registers(bm: int, bn: int, d: int, warps: int) -> None:
     # Q (loaded before the loop) is loaded in the accumulator's layout and P is computed in it:
-    # both dots read A from registers, so neither goes through shared memory
-    import cuda_tl_kernels as T
-
-    from support.build import build
-    from tilec.backends.cuda.compiler import CudaCompiler
-    from tilec.backends.target import CompileOptions
-
+    # both dots read A from registers
     sig = ("*fp16", "*fp16", "*fp16", "*fp16", "fp32", "i32:16", bm, bn, d)
     module = build(T.attention.fn, *sig)
     target = Target("cuda", "sm_90a")
@@ -162,4 +158,31 @@ def test_attention_takes_q_and_p_from_registers(bm: int, bn: int, d: int, warps:
     # them: the loop body's one barrier publishes the stage, nothing else is staged
     loop = ptx[ptx.index("cp.async.wait_group") : ptx.index("cp.async.wait_all")]
     assert loop.count("bar.sync") == 1 and "st.shared" not in loop
+    assert_assembles(ptx, "sm_90a")
+
+
+def _pipelined_matmul_ptx(block, warps: int) -> str:
+    i32 = "i32:16"
+    sig = ("*fp16", "*fp16", "*fp16", i32, i32, i32, i32, 1, i32, 1, i32, 1, *block, 8)
+    module = build(T.matmul.fn, *sig)
+    options = CompileOptions(num_warps=warps, num_stages=3)
+    ptx = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_90a"), options)
+    text = ptx.asm["ptx"]
+    assert isinstance(text, str)
+    return text
+
+
+@pytest.mark.parametrize("block,warps", [((128, 128, 64), 4), ((128, 256, 64), 8)])
+def test_k_loop_keeps_one_wgmma_group_in_flight(block, warps: int) -> None:
+    # acc = tl.dot(a, b, acc): each iteration waits for the previous iteration's group only
+    # (whose slot the next copies refill; two warpgroups add a barrier first), and the loop's
+    # exit waits for the last one before the epilogue reads the accumulator
+    ptx = _pipelined_matmul_ptx(block, warps)
+    loop = ptx[ptx.index("cp.async.wait_group") : ptx.index("cp.async.wait_all")]
+    assert loop.count("wgmma.wait_group.sync.aligned 1;") == 1
+    assert "wgmma.wait_group.sync.aligned 0;" not in loop
+    after = loop[loop.index("wgmma.wait_group.sync.aligned 1;") :]
+    assert ("bar.sync" in after.split("cp.async.cg")[0]) == (warps == 8)
+    exit_ = ptx[ptx.index("cp.async.wait_all") :]
+    assert exit_.index("wgmma.wait_group.sync.aligned 0;") < exit_.index("st.global")
     assert_assembles(ptx, "sm_90a")

@@ -77,6 +77,9 @@ class Lowering:
         # pipelined loop bodies' copies, held back until a dot directly in the body has
         # issued its first instructions (pipeline_lowering.top_of_body), by body
         self.held_copies: dict[Block, Callable[[], None]] = {}
+        # loops whose carried accumulators (by index) a wgmma group may still be writing at
+        # the exit (rules_dot_mma._deferred): the loop waits for them there
+        self.deferred_waits: dict[Op, set[int]] = {}
         self._smem: ir.GlobalVariable | None = None
         self._tid_cache: dict[DimMap, ir.Value] = {}
         self._part_cache: dict[ThreadPart, ir.Value] = {}

@@ -16,7 +16,7 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import Kind, ScalarType, TileType
-from . import cp_async, pipeline_lowering
+from . import cp_async, pipeline_lowering, rules_dot_wgmma
 from .lowering import Lowered, Lowering, Rule, Tile
 from .pipeline import LoopPipeline
 from .types import I32
@@ -119,6 +119,10 @@ def _for(L: Lowering, op: Op) -> None:
     if pipe is not None:
         cp_async.wait_all(b)  # drain the copies issued for iterations past the end
         L.pipelined_depth -= 1
+    for i in sorted(L.deferred_waits.pop(op, ())):  # the last wgmma groups still in flight
+        x = carried[i]
+        assert isinstance(x, Tile)
+        carried[i] = Tile(x.layout, x.shape, rules_dot_wgmma.wait(b, x.regs))
     for r, x in zip(op.results, carried):
         L.set(r, x)
 

@@ -140,16 +140,40 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
         if a.layout == layout:  # A's registers are wgmma's A fragments as they are
             (sb, base_b) = _in_shared(L, plan, (b_v,), first=1)[0]
             if sb.atom:
-                regs = rules_dot_wgmma.accumulate(L, op.parent, plan, a, (sb, base_b), acc.regs)
+                regs = rules_dot_wgmma.accumulate(
+                    L, op.parent, plan, a, (sb, base_b), acc.regs, _deferred(L, op)
+                )
                 L.set(op.result, Tile(layout, acc.shape, regs))
                 return
     (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
     if usable(plan, sa, sb):
-        regs = rules_dot_wgmma.accumulate(L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs)
+        regs = rules_dot_wgmma.accumulate(
+            L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs, _deferred(L, op)
+        )
     else:
         fa, fb = _Fragments(L, plan, sa, base_a), _Fragments(L, plan, sb, base_b)
         regs = _accumulate(L, op, plan, fa, fb, acc)
     L.set(op.result, Tile(layout, acc.shape, regs))
+
+
+def _deferred(L: Lowering, op: O.DotOp) -> bool:
+    """Whether ``op`` is a pipelined loop's ``acc = tl.dot(a, b, acc)`` whose accumulator
+    nothing else reads in the body: its wgmma group may then stay in flight across the loop's
+    back edge, and the loop's exit waits for it (Lowering.deferred_waits)."""
+    loop = getattr(op.parent.parent, "parent", None)
+    if not isinstance(loop, O.ForOp) or loop not in L.pipelines or op.parent is not loop.body:
+        return False
+    term, acc = loop.body.terminator, op.operands[2]
+    if term is None or acc.owner is not loop.body or acc.index < 1:
+        return False
+    index = acc.index - 1
+    reads = [x for top in loop.body.ops for o in top.walk() for x in o.operands]
+    if term.operands[index] is not op.result or reads.count(op.result) != 1:
+        return False
+    if reads.count(acc) != 1:
+        return False
+    L.deferred_waits.setdefault(loop, set()).add(index)
+    return True
 
 
 def _in_shared(

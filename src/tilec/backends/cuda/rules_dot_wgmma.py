@@ -29,10 +29,17 @@ def accumulate(
     a: tuple[Staged, ir.Value] | Tile,
     b: tuple[Staged, ir.Value],
     regs: dict,
+    deferred: bool = False,
 ) -> dict:
     """The accumulator registers after ``acc += A @ B`` (``regs``: before). A is in shared
     memory, or a Tile in the accumulator's layout: its registers are then wgmma's A fragments
-    as they are (rows 16*w4 + g + 8*h of each slab, K columns 2*t.. of each k8 half)."""
+    as they are (rows 16*w4 + g + 8*h of each slab, K columns 2*t.. of each k8 half).
+
+    ``deferred``: the results only feed the next iteration's dot into the same registers (a K
+    loop's ``acc = tl.dot(a, b, acc)``): this group may stay in flight while the loop goes on,
+    the wait lets only the previous iteration's group finish (its stage slot is refilled next:
+    a warpgroup's group is one operation, done for all its warps at once; with two warpgroups
+    a barrier follows) and the loop's exit waits for the rest (:func:`wait`)."""
     bld = L.b
     regs = dict(regs)
     sb, base_b = b
@@ -57,8 +64,14 @@ def accumulate(
             for i, k in enumerate(keys):
                 regs[k] = bld.extract_value(out, i)
     _call(bld, _COMMIT)
+    if deferred:
+        intr.asm(bld, ir.VoidType(), "wgmma.wait_group.sync.aligned 1;", "", [])
+        if groups > 1:  # another warpgroup may still read the slot the copies refill
+            L.barrier()
+        L.release_copies(block)
+        return regs
     L.release_copies(block)  # the next stage's copies overlap the tensor cores' work
-    return _wait(bld, regs)
+    return wait(bld, regs)
 
 
 class _SharedA:
@@ -113,7 +126,7 @@ def _call(b: ir.IRBuilder, name: str) -> None:
     b.call(intr.declare(b, name, ir.VoidType(), []), [])
 
 
-def _wait(b: ir.IRBuilder, regs: dict) -> dict:
+def wait(b: ir.IRBuilder, regs: dict) -> dict:
     """``wgmma.wait_group 0`` with every accumulator register passed through it."""
     keys = list(regs)
     count = len(keys)
