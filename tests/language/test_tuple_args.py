@@ -13,7 +13,7 @@ import pytest
 import tilec
 import tilec.language as tl
 from support.run import jit, poisoned, random
-from tilec.errors import OutOfBoundsError, UnsupportedFeature
+from tilec.errors import OutOfBoundsError
 from tilec.tools.tensor_descriptor import TensorDescriptor
 
 
@@ -159,7 +159,26 @@ def test_bounds_checked_launch_names_the_leaf():
         k[(1,)](dst, (np.zeros(8, np.float32), np.zeros(4, np.float32)))
 
 
-def test_descriptor_inside_a_tuple_is_refused():
-    desc = TensorDescriptor.from_tensor(np.zeros((8, 8), np.float32), [8, 8])
-    with pytest.raises(UnsupportedFeature, match="TensorDescriptor inside a tuple"):
-        read_past[(1,)](poisoned(8, np.float32), (desc, desc))
+@jit
+def blocks_of(dst, payload, BM: tl.constexpr, BN: tl.constexpr):
+    a, b, row = payload
+    tl.static_assert(a.block_shape == [BM, BN])
+    block = a.load([row * BM, BN]) + b.load([row * BM, 2 * BN])
+    tl.store(dst + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], block)
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_descriptors_inside_a_tuple(debug):
+    """Each descriptor is rebuilt in the kernel from its base, shape and strides; the second
+    one's padded rows and its block past the last column read the padding (zero)."""
+    k = tilec.jit(blocks_of.fn, debug=debug)
+    a = random((32, 64), np.float32)
+    b = random((20, 40), np.float32)
+    dst = poisoned((8, 16), np.float32)
+    da = TensorDescriptor.from_tensor(a, [8, 16])
+    db = TensorDescriptor.from_tensor(b, [8, 16])
+    k[(1,)](dst, (da, db, 2), BM=8, BN=16)
+    padded = np.zeros((32, 64))
+    padded[:20, :40] = b
+    ref = a[16:24, 16:32].astype(np.float64) + padded[16:24, 32:48]
+    np.testing.assert_array_equal(dst, ref.astype(np.float32))

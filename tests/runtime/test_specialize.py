@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tilec.errors import UnsupportedFeature, UsageError
+from tilec.errors import UsageError
 from tilec.ir import types as ir
-from tilec.ir.argspec import ArgKind
+from tilec.ir.argspec import ArgKind, leaves
 from tilec.runtime import specialize as S
 
 torch = pytest.importorskip("torch")  # wheel tests and bare installs have no torch
@@ -160,8 +160,11 @@ def test_tensor_descriptor_key_carries_base_block_and_padding():
     assert type(key) is DescriptorKey and value.base is a
     assert (key.base.element, key.block_shape, key.padding) == (ir.float32, (8, 8), "zero")
     assert S.describe(TensorDescriptor.from_tensor(np.ones((32, 8), np.float32), [8, 8]))[0] is key
-    with pytest.raises(UnsupportedFeature, match="no single ArgSpec"):
-        S.spec_from_key("d", key, False)
+    # (at the top level descriptor_args wraps it; inside a tuple the kernel rebuilds it)
+    spec = S.spec_from_key("d", key, False)
+    assert spec.kind is ArgKind.DESCRIPTOR and spec.value[:2] == ((8, 8), "zero")
+    names = [e.name for e in leaves([spec])]
+    assert names == ["d.base", "d.shape[0]", "d.shape[1]", "d.strides[0]"]
 
 
 def test_mixed_devices_name_the_arguments():

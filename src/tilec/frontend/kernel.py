@@ -15,6 +15,7 @@ from ..ir.ops import FuncOp, ModuleOp
 from ..ir.verify import verify
 from ..source import SourceLoc
 from . import fp8
+from .builtins_blockptr import make_tensor_descriptor
 from .check import check_function
 from .codegen import RETURN, FunctionCodegen
 from .parse import parse_function
@@ -22,7 +23,7 @@ from .values import Tensor, unwrap
 from .visitor import Unit
 
 
-def _bound(spec: ArgSpec, args: Iterator[Value]) -> Any:
+def _bound(cg: FunctionCodegen, spec: ArgSpec, args: Iterator[Value]) -> Any:
     """The kernel value of one argument, taking its run-time parameters from ``args``."""
     if spec.kind is ArgKind.CONSTEXPR:
         return unwrap(spec.value)
@@ -30,18 +31,23 @@ def _bound(spec: ArgSpec, args: Iterator[Value]) -> Any:
         return None
     if spec.kind is ArgKind.TUPLE:  # rebuilt from its leaves, a named tuple as its class
         python_type, elements = spec.value
-        items = [_bound(e, args) for e in elements]
+        items = [_bound(cg, e, args) for e in elements]
         return python_type(*items) if hasattr(python_type, "_fields") else tuple(items)
+    if spec.kind is ArgKind.DESCRIPTOR:  # built in the kernel, as tl.make_tensor_descriptor
+        block, padding, elements = spec.value
+        base, *sizes = [_bound(cg, e, args) for e in elements]
+        shape, strides = sizes[: len(block)], [*sizes[len(block) :], 1]
+        return make_tensor_descriptor.invoke(cg, [base, shape, strides, list(block), padding], {})
     if spec.equals_one:
         return 1  # Triton specializes integers equal to 1 as constants
     return Tensor(next(args))
 
 
 def _bind(
-    params: list[inspect.Parameter], specs: Sequence[ArgSpec], func: FuncOp
-) -> dict[str, Any]:
+    cg: FunctionCodegen, params: list[inspect.Parameter], specs: Sequence[ArgSpec], func: FuncOp
+) -> None:
     args = iter(func.args)
-    return {param.name: _bound(spec, args) for param, spec in zip(params, specs)}
+    cg.scope.update({param.name: _bound(cg, spec, args) for param, spec in zip(params, specs)})
 
 
 def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) -> ModuleOp:
@@ -76,7 +82,8 @@ def _build(fn: Any, specs: Sequence[ArgSpec], name: str | None) -> ModuleOp:
     module.body.append(func)
     unit = Unit(Builder(func.body, loc))
     unit.stack.append(fn)
-    codegen = FunctionCodegen(unit, parsed, _bind(params, specs, func))
+    codegen = FunctionCodegen(unit, parsed, {})
+    _bind(codegen, params, specs, func)
     codegen.visit_body(parsed.node.body)
     if codegen.scope.get(RETURN) is not None:
         raise UnsupportedFeature(

@@ -24,6 +24,9 @@ class ArgKind(enum.Enum):
     CONSTEXPR = "constexpr"  # folded into the kernel: ``value`` holds it
     NONE = "none"  # ``None`` passed for an unused argument (folded like a constexpr)
     TUPLE = "tuple"  # a (named) tuple of arguments: ``value`` is (its Python type, element specs)
+    # a host TensorDescriptor inside a tuple: ``value`` is (block shape, padding, element specs:
+    # base pointer, shape, strides but the last, which is 1)
+    DESCRIPTOR = "descriptor"
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,10 @@ class ArgSpec:
             return f"{self.name}=None"
         if self.kind is ArgKind.TUPLE:
             return f"{self.name}=({', '.join(str(e) for e in self.value[1])})"
+        if self.kind is ArgKind.DESCRIPTOR:
+            block, padding, elements = self.value
+            inner = ", ".join(str(e) for e in elements)
+            return f"{self.name}=descriptor{list(block)}[{padding}]({inner})"
         facts = (":16" if self.divisible_by_16 else "") + ("=1" if self.equals_one else "")
         return f"{self.name}: {self.type}{facts}"
 
@@ -69,13 +76,20 @@ def tuple_arg(name: str, python_type: type, elements: Sequence[ArgSpec]) -> ArgS
     return ArgSpec(name, ArgKind.TUPLE, value=(python_type, tuple(elements)))
 
 
+def descriptor_arg(
+    name: str, block_shape: tuple[int, ...], padding: str, elements: Sequence[ArgSpec]
+) -> ArgSpec:
+    """A TensorDescriptor inside a tuple argument, from its base, shape and outer strides."""
+    return ArgSpec(name, ArgKind.DESCRIPTOR, value=(block_shape, padding, tuple(elements)))
+
+
 def leaves(specs: Sequence[ArgSpec]) -> tuple[ArgSpec, ...]:
     """The specs with every tuple replaced by its elements, depth first: what backends and
     launchers see (one value per leaf at launch)."""
     out: list[ArgSpec] = []
     for s in specs:
-        if s.kind is ArgKind.TUPLE:
-            out += leaves(s.value[1])
+        if s.kind in (ArgKind.TUPLE, ArgKind.DESCRIPTOR):
+            out += leaves(s.value[-1])
         else:
             out.append(s)
     return tuple(out)

@@ -17,7 +17,7 @@ from typing import Any
 from ..backends import registry
 from ..errors import TilecError, UnsupportedFeature, UsageError
 from ..ir import types as ir
-from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg, tuple_arg
+from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg, descriptor_arg, tuple_arg
 from . import dlpack, dtypes, numpy_struct
 from .memory import CUDA_MEMORY, HOST_MEMORY, KNOWN
 from .reinterpret import element_type
@@ -269,11 +269,12 @@ def _describe_tuple(t: tuple[Any, ...]) -> tuple[TupleKey, tuple[Any, ...]]:
             key, value = describe(item)
         except TilecError as exc:
             raise type(exc)(f"element [{i}]: {exc}") from None
-        if type(key) is DescriptorKey:
-            raise UnsupportedFeature("a TensorDescriptor inside a tuple argument")
         keys.append(key)
         if type(key) is TupleKey:
             values += value
+        elif type(key) is DescriptorKey:  # its base address, shape and outer strides
+            base = describe(value.base)[1]
+            values += (base, *map(int, value.shape), *map(int, list(value.strides)[:-1]))
         else:
             values.append(value)
     return TupleKey(keys), tuple(values)
@@ -292,6 +293,8 @@ def _unspecialized_key(key: Any) -> Any:
 
 def leaf_keys(name: str, key: Any) -> list[tuple[str, Any]]:
     """``(name, key)`` of each leaf of an argument: ``x[0]``, ``x[1][0]`` ... for tuples."""
+    if type(key) is DescriptorKey:
+        return [(f"{name}.base", key.base)]
     if type(key) is not TupleKey:
         return [(name, key)]
     return [leaf for i, k in enumerate(key[1:]) for leaf in leaf_keys(f"{name}[{i}]", k)]
@@ -403,6 +406,12 @@ def spec_from_key(name: str, key: Any, constexpr: bool) -> ArgSpec:
     if type(key) is TupleKey:
         elements = [spec_from_key(f"{name}[{i}]", k, False) for i, k in enumerate(key[1:])]
         return tuple_arg(name, key[0], elements)
+    if type(key) is DescriptorKey:  # inside a tuple (at the top, descriptor_args wraps it)
+        sizes = [f"{name}.shape[{i}]" for i in range(key.rank)]
+        sizes += [f"{name}.strides[{i}]" for i in range(key.rank - 1)]
+        base = spec_from_key(f"{name}.base", key.base, False)
+        elements = [base, *(ArgSpec(n, ArgKind.SCALAR, ir.int64) for n in sizes)]
+        return descriptor_arg(name, key.block_shape, key.padding, elements)
     if type(key) is PointerKey:
         return ArgSpec(name, ArgKind.POINTER, ir.PointerType(key.element), key.aligned)
     if not isinstance(key, int):

@@ -22,6 +22,7 @@ from tilec.ir.argspec import (
     ArgKind,
     ArgSpec,
     constexpr_arg,
+    descriptor_arg,
     leaves,
     pointer_arg,
     scalar_arg,
@@ -66,6 +67,36 @@ def test_ptx_takes_the_runtime_leaves(arch):
     ]  # fmt: skip
     assert ptx.count(".param .u64") + ptx.count(".param .b64") == 3
     assert ptx.count(".param .f32") + ptx.count(".param .b32") == 1
+    if toolchain.ptxas_path():
+        assert assemble.with_ptxas(ptx, arch, toolchain.ptxas_path() or "").cubin
+
+
+@tilec.jit
+def desc_pair(dst, payload, BM: tl.constexpr, BN: tl.constexpr):
+    block = payload[0].load([payload[1] * BM, 0])
+    tl.store(dst + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], block)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_descriptor_inside_a_tuple(arch):
+    """A descriptor in a tuple takes its base, shape and outer stride as parameters."""
+    i64 = [ArgSpec(f"payload[0].{n}", ArgKind.SCALAR, ir.int64) for n in ("s0", "s1", "t0")]
+    desc = descriptor_arg("payload[0]", (16, 32), "zero", [
+        pointer_arg("payload[0].base", ir.float16), *i64
+    ])  # fmt: skip
+    specs = (
+        pointer_arg("dst", ir.float16),
+        tuple_arg("payload", tuple, [desc, scalar_arg("payload[1]", ir.int32)]),
+        constexpr_arg("BM", 16),
+        constexpr_arg("BN", 32),
+    )
+    module = build_module(desc_pair.fn, specs)
+    kernel = CudaCompiler(assembler="none").compile(module, Target("cuda", arch), CompileOptions())
+    assert [p.name for p in kernel.metadata.params] == [
+        "dst", "payload[0].base", "payload[0].s0", "payload[0].s1", "payload[0].t0", "payload[1]"
+    ]  # fmt: skip
+    ptx = kernel.asm["ptx"]
+    assert isinstance(ptx, str)
     if toolchain.ptxas_path():
         assert assemble.with_ptxas(ptx, arch, toolchain.ptxas_path() or "").cubin
 
