@@ -14,8 +14,10 @@ import cuda_tl_kernels as T
 import pytest
 from test_mma_ptx import CASES, assert_assembles, build, matmul_ptx
 
+import tilec
+import tilec.language as tl
 from tilec import config
-from tilec.backends.cuda import wgmma
+from tilec.backends.cuda import toolchain, wgmma
 from tilec.backends.cuda.compiler import CudaCompiler
 from tilec.backends.cuda.mma import (
     AccKind,
@@ -161,12 +163,12 @@ def test_attention_takes_q_and_p_from_registers(bm: int, bn: int, d: int, warps:
     assert_assembles(ptx, "sm_90a")
 
 
-def _pipelined_matmul_ptx(block, warps: int) -> str:
+def _pipelined_matmul_ptx(block, warps: int, out: str = "fp16", assembler: str = "none") -> str:
     i32 = "i32:16"
-    sig = ("*fp16", "*fp16", "*fp16", i32, i32, i32, i32, 1, i32, 1, i32, 1, *block, 8)
+    sig = ("*fp16", "*fp16", f"*{out}", i32, i32, i32, i32, 1, i32, 1, i32, 1, *block, 8)
     module = build(T.matmul.fn, *sig)
     options = CompileOptions(num_warps=warps, num_stages=3)
-    ptx = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_90a"), options)
+    ptx = CudaCompiler(assembler).compile(module, Target("cuda", "sm_90a"), options)
     text = ptx.asm["ptx"]
     assert isinstance(text, str)
     return text
@@ -186,3 +188,34 @@ def test_k_loop_keeps_one_wgmma_group_in_flight(block, warps: int) -> None:
     exit_ = ptx[ptx.index("cp.async.wait_all") :]
     assert exit_.index("wgmma.wait_group.sync.aligned 0;") < exit_.index("st.global")
     assert_assembles(ptx, "sm_90a")
+
+
+@tilec.jit
+def matmul_through_fp16(
+    a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    """A K loop whose fp32 result is rounded to fp16 and stored widened again."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a = a_ptr + rm[:, None] * K + rk[None, :]
+    b = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(tl.load(a), tl.load(b), acc)
+        a += BK
+        b += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))
+
+
+@pytest.mark.skipif(not toolchain.assemblers(), reason="needs ptxas or nvJitLink")
+def test_a_loop_ptxas_would_serialize_waits_in_each_iteration() -> None:
+    # ptxas (CUDA 13) reports this loop's in-flight group serialized (C7514): the kernel is
+    # built again waiting in each iteration, which runs faster then
+    module = build(matmul_through_fp16.fn, "*fp16", "*fp16", "*fp32", "i32:16", 128, 128, 32)
+    options = CompileOptions(num_warps=8, num_stages=3)
+    kernel = CudaCompiler("auto").compile(module, Target("cuda", "sm_90a"), options)
+    ptx = kernel.asm["ptx"]
+    assert isinstance(ptx, str) and "wgmma.wait_group.sync.aligned 1;" not in ptx
+    loop = ptx[ptx.index("cp.async.wait_group") : ptx.index("cp.async.wait_all")]
+    assert "wgmma.wait_group.sync.aligned 0;" in loop
+    kept = _pipelined_matmul_ptx((128, 128, 32), 8, out="fp32", assembler="auto")
+    assert "wgmma.wait_group.sync.aligned 1;" in kept  # the same loop, stored as it is

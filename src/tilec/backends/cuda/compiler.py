@@ -49,17 +49,24 @@ def kernel_of(module: ModuleOp) -> FuncOp:
     return funcs[0]
 
 
-def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Lowering]:
-    """The kernel as LLVM IR text (unoptimized) and the lowering state (asserts, shared memory)."""
+# ptxas's report that it serialized a kernel's wgmma instructions
+_SERIALIZED = "(C7514)"
+
+
+def lower(
+    func: FuncOp, arch: str, options: CompileOptions, defer_wgmma: bool = True
+) -> tuple[str, Lowering]:
+    """The kernel as LLVM IR text (unoptimized) and the lowering state (asserts, shared memory).
+    ``defer_wgmma``: K loops may keep a wgmma group in flight (rules_dot_mma._deferred)."""
     # loads feeding tensor-core dots are pipelined by default (copied into the dot's shared
     # layout); pipelining other loads stays opt-in until it passes its GPU tests
     # (misaligned-address faults were seen)
     private = "cuda-pipelining" in config.get().experimental
-    module, lowering = _lower(func, arch, options, options.num_stages, private)
+    module, lowering = _lower(func, arch, options, options.num_stages, private, defer_wgmma)
     stages: int | None = options.num_stages
     while lowering is None:  # the stage buffers left too little shared memory: fewer stages
         stages = stages - 1 if stages is not None and stages > 2 else None
-        module, lowering = _lower(func, arch, options, stages, private)
+        module, lowering = _lower(func, arch, options, stages, private, defer_wgmma)
     for fn in module.functions:
         prune(fn)  # dead registers (llvm/prune.py): less to print and to parse
     text = str(module)
@@ -83,7 +90,12 @@ def lower(func: FuncOp, arch: str, options: CompileOptions) -> tuple[str, Loweri
 
 
 def _lower(
-    func: FuncOp, arch: str, options: CompileOptions, num_stages: int | None, private: bool
+    func: FuncOp,
+    arch: str,
+    options: CompileOptions,
+    num_stages: int | None,
+    private: bool,
+    defer_wgmma: bool,
 ) -> tuple[ir.Module, Lowering | None]:
     module = ir.Module(name=func.sym_name)
     module.triple = codegen.TRIPLE
@@ -96,6 +108,7 @@ def _lower(
         num_stages,
         private,
         wgmma=_wgmma(arch),
+        defer_wgmma=defer_wgmma,
     )
     try:
         lowering.run()
@@ -131,16 +144,13 @@ class CudaCompiler:
         arch = target.arch
         version = target.ptx_version or ptx_version.choose(arch)
         ptx_version.choose(arch, requested=version)
-        llir, lowering = lower(func, arch, options)
-        libs: Any = dict(options.extra).get("extern_libs", ())  # Triton's extern_libs option
-        libdevice = dict(libs).get("libdevice")
-        optimized, ptx = codegen.to_ptx(llir, arch, version, func.sym_name, libdevice)
+        lowering, optimized, ptx, result = self._build(func, arch, version, options, True)
+        if lowering.wgmma_deferred and _SERIALIZED in result.log:
+            # ptxas ran the wgmmas of a loop that keeps a group in flight one after another
+            # (it saw a read of their registers it could not order): waiting for each group
+            # in its own iteration is faster then
+            lowering, optimized, ptx, result = self._build(func, arch, version, options, False)
         asm: dict[str, str | bytes] = {"tir": print_ir(module), "llir": optimized, "ptx": ptx}
-        result = (
-            assemble.assemble(ptx, arch, self.assembler)
-            if self.assembler != "none"
-            else assemble.Assembled(None, 0, 0, "", "none")
-        )
         if result.cubin is not None:
             asm["cubin"] = result.cubin
         meta = KernelMetadata(
@@ -155,3 +165,18 @@ class CudaCompiler:
             asserts=tuple(lowering.asserts),
         )
         return CompiledKernel(meta, asm)
+
+    def _build(
+        self, func: FuncOp, arch: str, version: int, options: CompileOptions, defer: bool
+    ) -> tuple[Lowering, str, str, assemble.Assembled]:
+        """Lowering, optimized LLVM IR, PTX and the assembled cubin of ``func``."""
+        llir, lowering = lower(func, arch, options, defer_wgmma=defer)
+        libs: Any = dict(options.extra).get("extern_libs", ())  # Triton's extern_libs option
+        libdevice = dict(libs).get("libdevice")
+        optimized, ptx = codegen.to_ptx(llir, arch, version, func.sym_name, libdevice)
+        result = (
+            assemble.assemble(ptx, arch, self.assembler)
+            if self.assembler != "none"
+            else assemble.Assembled(None, 0, 0, "", "none")
+        )
+        return lowering, optimized, ptx, result

@@ -53,6 +53,7 @@ class Lowering:
         num_stages: int | None = None,
         private_stages: bool = False,
         wgmma: bool = False,
+        defer_wgmma: bool = True,
     ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
         self.rules = rules
@@ -62,6 +63,10 @@ class Lowering:
         self.private_stages = private_stages
         # whether tensor-core dots may run on wgmma (sm_90a; rules_dot_wgmma.py)
         self.wgmma = wgmma
+        # whether K loops may keep a wgmma group in flight (rules_dot_mma._deferred), and
+        # whether one did
+        self.defer_wgmma = defer_wgmma
+        self.wgmma_deferred = False
         self.max_shared = MAX_SHARED
         self.axis = AxisAnalysis(func)
         self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, num_warps, arch, wgmma))

@@ -161,7 +161,9 @@ def _deferred(L: Lowering, op: O.DotOp) -> bool:
     nothing else reads in the body: its wgmma group may then stay in flight across the loop's
     back edge, and the loop's exit waits for it (Lowering.deferred_waits)."""
     loop = getattr(op.parent.parent, "parent", None)
-    if not isinstance(loop, O.ForOp) or loop not in L.pipelines or op.parent is not loop.body:
+    if not L.defer_wgmma or not isinstance(loop, O.ForOp) or loop not in L.pipelines:
+        return False
+    if op.parent is not loop.body:
         return False
     term, acc = loop.body.terminator, op.operands[2]
     if term is None or acc.owner is not loop.body or acc.index < 1:
@@ -173,6 +175,7 @@ def _deferred(L: Lowering, op: O.DotOp) -> bool:
     if reads.count(acc) != 1:
         return False
     L.deferred_waits.setdefault(loop, set()).add(index)
+    L.wgmma_deferred = True
     return True
 
 
