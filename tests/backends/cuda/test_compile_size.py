@@ -35,8 +35,8 @@ def _lowered(compile_kernel):  # type: ignore[no-untyped-def]
     seen: list[str] = []
     real = cuda_compiler.lower
 
-    def spy(func, arch, options):  # type: ignore[no-untyped-def]
-        text, lowering = real(func, arch, options)
+    def spy(func, arch, options, **kw):  # type: ignore[no-untyped-def]
+        text, lowering = real(func, arch, options, **kw)
         seen.append(text)
         return text, lowering
 

@@ -113,8 +113,8 @@ def _plans(kernel, signature: str, num_warps: int = 4):  # type: ignore[no-untyp
     seen = []
     real_lower = cuda_compiler.lower
 
-    def spy(func, arch, options):  # type: ignore[no-untyped-def]
-        _text, lowering = real_lower(func, arch, options)
+    def spy(func, arch, options, **kw):  # type: ignore[no-untyped-def]
+        _text, lowering = real_lower(func, arch, options, **kw)
         seen.append(lowering)
         raise _Stop
 
