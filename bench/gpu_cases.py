@@ -189,9 +189,9 @@ def _matmul_one(
     )
     _measure(row, "torch", lambda: torch.matmul(a, b, out=c), check, c, do_bench)
     row.notes["config"] = (
-        "tilec and triton BM=128 BN=256 BK=64 8 warps 3 stages (tilec: mma.sync, operands "
-        "cp.async'ed into the dot's swizzled layout; triton: wgmma on sm_90 unless "
-        "DISABLE_MMA_V3=1); tilec_128x128x32: BM=BN=128 BK=32 3 stages; tilec_unpipelined: "
+        "tilec and triton BM=128 BN=256 BK=64 8 warps 3 stages (both: wgmma on sm_90a unless "
+        "DISABLE_MMA_V3=1, then mma.sync; tilec's operands cp.async'ed into the dot's swizzled "
+        "layout); tilec_128x128x32: BM=BN=128 BK=32 3 stages; tilec_unpipelined: "
         "the same with num_stages=1"
     )
     return row
