@@ -1,7 +1,7 @@
 """Cold compile time of tilec, broken into phases, for the CUDA (PTX and cubin) and CPU backends.
 
 Kernels (bench/gpu_kernels.py, as the runtime specializes them): Triton's tutorial fp16 matmul at
-its configuration (BM=128 BN=256 BK=64, 8 warps, 3 stages) for sm_90 and sm_80, a vector add, a
+its configuration (BM=128 BN=256 BK=64, 8 warps, 3 stages) for sm_90a and sm_80, a vector add, a
 row softmax and the flash-attention forward. Each compile runs the whole pipeline (frontend,
 passes, backend) with the disk cache off and the per-kernel in-process caches cleared, in a warm
 process (LLVM loaded, toolchain found). The compiles take turns (one of each kernel per round),
@@ -168,7 +168,7 @@ class Case:
     sig: tuple[Any, ...]
     warps: int
     stages: int
-    targets: tuple[str, ...]  # "sm_90", "sm_80", "cpu"
+    targets: tuple[str, ...]  # "sm_90a", "sm_80", "cpu"
 
 
 MATMUL_SIG = ("*fp16", "*fp16", "*fp16", "i32:16", "i32:16", "i32:16", "i32:16", "i32=1",
@@ -176,10 +176,10 @@ MATMUL_SIG = ("*fp16", "*fp16", "*fp16", "i32:16", "i32:16", "i32:16", "i32:16",
 SOFTMAX_SIG = ("*fp32", "*fp32", "i32:16", "i32:16", "i32:16", 1024)
 ATTENTION_SIG = ("*fp16", "*fp16", "*fp16", "*fp16", "fp32", "i32:16", 64, 64, 64)
 CASES = (
-    Case("matmul 128x256x64 w8 s3", "matmul", MATMUL_SIG, 8, 3, ("sm_90", "sm_80", "cpu")),
-    Case("vector_add 1024", "vector_add", ("*fp32",) * 3 + ("i32", 1024), 4, 3, ("sm_90", "cpu")),
-    Case("softmax 1024", "softmax_rows", SOFTMAX_SIG, 4, 3, ("sm_90", "cpu")),
-    Case("attention d64 64x64", "attention_fwd", ATTENTION_SIG, 4, 3, ("sm_90", "cpu")),
+    Case("matmul 128x256x64 w8 s3", "matmul", MATMUL_SIG, 8, 3, ("sm_90a", "sm_80", "cpu")),
+    Case("vector_add 1024", "vector_add", ("*fp32",) * 3 + ("i32", 1024), 4, 3, ("sm_90a", "cpu")),
+    Case("softmax 1024", "softmax_rows", SOFTMAX_SIG, 4, 3, ("sm_90a", "cpu")),
+    Case("attention d64 64x64", "attention_fwd", ATTENTION_SIG, 4, 3, ("sm_90a", "cpu")),
 )
 
 
