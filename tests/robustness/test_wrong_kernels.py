@@ -104,7 +104,7 @@ CASES: dict[str, tuple[type[E.TilecError], str]] = {
     "try_statement": (E.UnsupportedSyntax, "try statements are not supported"),
     "with_statement": (E.UnsupportedSyntax, "with statements are not supported"),
     "lambda_expression": (E.UnsupportedSyntax, "lambda expressions are not supported"),
-    "list_comprehension": (E.UnsupportedSyntax, "list comprehensions are not supported"),
+    "list_comprehension": (E.UnsupportedSyntax, "comprehensions in kernels iterate over tuples only"),
     "import_in_kernel": (E.UnsupportedSyntax, "import statements are not supported"),
     "slice_of_tile": (E.TileTypeError, "indexed only with None and ':'"),
     "int_index_of_tile": (E.TileTypeError, "indexed only with None and ':'"),
