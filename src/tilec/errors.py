@@ -27,6 +27,11 @@ class LaunchArgumentError(UsageError, TypeError):
     """A kernel launch missing an argument: a TypeError too, as Python (and Triton) raise."""
 
 
+class CompileOptionError(UsageError, AssertionError):
+    """A launch option of the wrong type or range (``num_warps=3``): an AssertionError too, as
+    Triton's option checks raise."""
+
+
 class GlobalChangedError(UsageError, RuntimeError):
     """A launch after a global the kernel read changed: a RuntimeError too, as Triton raises."""
 

@@ -31,6 +31,8 @@ from tilec.errors import UsageError
 def test_bad_option_is_a_usage_error_naming_it(options: dict, named: str) -> None:
     with pytest.raises(UsageError, match=named):
         CompileOptions(**options)
+    with pytest.raises(AssertionError, match=named):  # what Triton's option checks raise
+        CompileOptions(**options)
 
 
 def test_numpy_values_become_python_values() -> None:

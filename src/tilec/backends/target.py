@@ -79,6 +79,6 @@ def _integer(name: str, value: object) -> int:
 
 
 def _fail(message: str) -> NoReturn:
-    from ..errors import UsageError
+    from ..errors import CompileOptionError
 
-    raise UsageError(message)
+    raise CompileOptionError(message)
