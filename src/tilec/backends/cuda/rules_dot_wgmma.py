@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ...ir.core import Block
 from . import intrinsics as intr
 from . import wgmma
 from .lowering import Lowering, Tile
@@ -24,7 +25,7 @@ _COMMIT = "llvm.nvvm.wgmma.commit_group.sync.aligned"
 
 def accumulate(
     L: Lowering,
-    block: object,
+    block: Block | None,
     plan: MmaPlan,
     a: tuple[Staged, ir.Value] | Tile,
     b: tuple[Staged, ir.Value],
@@ -56,7 +57,7 @@ def accumulate(
     ret = ir.LiteralStructType([F32] * count)
     _call(bld, _FENCE)
     for ks in range(plan.k // 16):
-        db = _at(bld, desc_b, wgmma.b_offset(plan, sb, ks))
+        db = _at(bld, desc_b, wgmma.b_offset(sb, ks))
         for mi in range(plan.m // (64 * groups)):
             ops = a_operand.at(mi, ks)
             keys = wgmma.acc_keys(plan, mi)
@@ -87,7 +88,7 @@ class _SharedA:
             self.desc = b.add(self.desc, b.mul(wg, ir.Constant(I64, 64 * s.width >> 4)))
 
     def at(self, mi: int, ks: int) -> list[ir.Value]:
-        offset = wgmma.a_offset(self.plan, self.s, mi * self.groups, ks)
+        offset = wgmma.a_offset(self.s, mi * self.groups, ks)
         return [_at(self.b, self.desc, offset)]
 
 

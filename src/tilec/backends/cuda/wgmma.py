@@ -1,9 +1,10 @@
-"""wgmma plans (sm_90a): which mma plans a warpgroup runs, and the shared-memory descriptors.
+"""wgmma (sm_90a): the shared-memory descriptors, instruction offsets and result registers.
 
-A wgmma plan keeps mma.sync's accumulator layout with every warp along M (``wm = num_warps``,
-``wn = 1``): warp ``w4`` of warpgroup ``wg`` then owns the rows ``16*w4 + g + 8*h`` of each 64-row
-slab its instructions cover, once operand A's rows are stored permuted (mma.wgmma_row). Each
-thread's m64nNk16 results ``d[4*nt + 2*h + j]`` are accumulator register (2*mi + h, 2*nt + j).
+A wgmma plan (mma.choose) keeps mma.sync's accumulator layout with every warp along M
+(``wm = num_warps``, ``wn = 1``): warp ``w4`` of warpgroup ``wg`` then owns the rows
+``16*w4 + g + 8*h`` of each 64-row slab its instructions cover, once operand A's rows are
+stored permuted (mma.wgmma_row). Each thread's m64nNk16 results ``d[4*nt + 2*h + j]`` are
+accumulator register (2*mi + h, 2*nt + j).
 
 Operands are staged as mma.staging lays them out with ``atom`` (32, 64 or 128 bytes: the
 swizzle mode) so that a row wider than the atom is stored block after block. A descriptor names
@@ -31,13 +32,13 @@ def descriptor_high(s: Staged) -> int:
     return (lbo >> 4) << 16 | (sbo >> 4) << 32 | _SWIZZLE_MODE[s.width] << 62
 
 
-def a_offset(plan: MmaPlan, s: Staged, slab: int, ks: int) -> int:
+def a_offset(s: Staged, slab: int, ks: int) -> int:
     """Bytes from A's base to the first byte instruction slab ``slab`` reads at k step ``ks``
     (A is K-major: 64 rows of the slab, 32 bytes of K)."""
     return _kmajor_offset(s, 64 * slab, 32 * ks)
 
 
-def b_offset(plan: MmaPlan, s: Staged, ks: int) -> int:
+def b_offset(s: Staged, ks: int) -> int:
     """Bytes from B's base to what k step ``ks`` reads (all N columns)."""
     if s.kmajor:
         return _kmajor_offset(s, 0, 32 * ks)
