@@ -198,7 +198,15 @@ def _matmul_one(
 
 
 def attention(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: bool) -> list[Any]:
-    z, h, n, d = (2, 8, 1024, 64) if quick else (4, 16, 2048, 64)
+    shapes = (
+        [(2, 8, 1024, 64)] if quick else [(4, 16, 2048, 64), (4, 16, 4096, 64), (4, 8, 4096, 128)]
+    )
+    return [_attention_one(torch, tk, tr, launch, do_bench, *shape) for shape in shapes]
+
+
+def _attention_one(
+    torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, z: int, h: int, n: int, d: int
+) -> Any:
     q, k, v = (torch.randn(z, h, n, d, device="cuda", dtype=torch.float16) * 0.5 for _ in range(3))
     o = torch.empty_like(q)
     scale = d**-0.5
@@ -210,12 +218,21 @@ def attention(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: b
     def check() -> bool:
         return bool(torch.allclose(o.float(), expect, rtol=2e-2, atol=2e-2))
 
-    bm, bn = 64, 64
-    grid = (n // bm, z * h)
     args = (q, k, v, o, scale, n)
-    meta = {"BM": bm, "BN": bn, "D": d}
+    meta = {"BM": 64, "BN": 64, "D": d}
+    grid = (n // 64, z * h)
     _measure(
         row, "tilec", lambda: launch(tk.attention_fwd, grid, args, meta, 4), check, o, do_bench
+    )
+    wide = {"BM": 128, "BN": 64, "D": d}
+    wide_grid = (n // 128, z * h)
+    _measure(
+        row,
+        "tilec_128x64_w8",
+        lambda: launch(tk.attention_fwd, wide_grid, args, wide, 8),
+        check,
+        o,
+        do_bench,
     )
     _measure(
         row,
@@ -233,7 +250,10 @@ def attention(torch: Any, tk: Any, tr: Any, launch: Any, do_bench: Any, quick: b
         o,
         do_bench,
     )
-    return [row]
+    row.notes["config"] = (
+        "tilec and triton BM=64 BN=64 4 warps, non-causal; tilec_128x64_w8: BM=128 BN=64 8 warps"
+    )
+    return row
 
 
 CASES = [vector_add, softmax, layer_norm, matmul, attention]
