@@ -21,7 +21,7 @@ import tilec
 import tilec.language as tl
 from tilec.backends.cuda import pipeline_lowering
 from tilec.backends.cuda.compiler import kernel_of, lower
-from tilec.backends.cuda.rules_memory import _groups as vector_groups
+from tilec.backends.cuda.vector_access import vector_groups
 from tilec.backends.target import CompileOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -98,7 +98,7 @@ def _copy_in_model(lowering, staged, warps: int, tile: np.ndarray) -> np.ndarray
     raw = tile.view(np.uint8).reshape(*tile.shape, eb)
     smem = np.full(s.nbytes, -1, np.int16)
     base = simt_model.Pointer(np.zeros(model.b.threads, np.int64), 1)
-    for group in vector_groups(model, layout, shape, staged.vw):
+    for group in vector_groups(layout, shape, staged.vw):
         dst = pipeline_lowering._operand_chunk(model, staged, base, group[0]).byte
         coords = [model.coord(layout, shape, key) for key in group]
         for t in range(model.b.threads):
@@ -251,7 +251,7 @@ def test_copies_share_a_predicate_only_where_the_masks_agree(block, warps) -> No
     for staged in pipe.loads:
         op = staged.op
         layout, shape = lowering.want(op.result), op.result.type.shape
-        keys = [g[0] for g in vector_groups(model, layout, shape, staged.vw)]
+        keys = [g[0] for g in vector_groups(layout, shape, staged.vw)]
         same = pipeline_lowering._same_mask(lowering, op.mask, layout, shape, keys)
         k_axis = 1 if shape == (block[0], block[2]) else 0  # A [BM, BK] or B [BK, BN]
         for key, rep in same.items():

@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
 from . import thread_index
 from .layout import Layout
+from .lowering_state import LoweringState
 from .thread_index import Index, Terms
 from .tile import Key, Tile
 from .types import I8, I32
 
-if TYPE_CHECKING:
-    from .lowering import Lowering  # the caller: annotations only
-
 
 def remap(
-    L: Lowering,
+    L: LoweringState,
     tiles: list[Tile],
     layout: Layout,
     shape: tuple[int, ...],
@@ -71,7 +68,7 @@ def remap(
     return Tile(layout, shape, regs)
 
 
-def _runs(L: Lowering, layout: Layout, shape: tuple[int, ...], most: int) -> list[list[Key]]:
+def _runs(L: LoweringState, layout: Layout, shape: tuple[int, ...], most: int) -> list[list[Key]]:
     """The registers in groups of up to ``most`` (a power of two) that are consecutive along
     the last dimension, which is contiguous in the buffer: one thread's ``spt`` elements."""
     keys = L.keys(layout, shape)
@@ -106,7 +103,9 @@ class _Buffer:
     one vector (up to 16 bytes): fewer memory instructions for LLVM to analyse and for the
     GPU to issue."""
 
-    def __init__(self, L: Lowering, base: ir.Value, elem: ir.Type, shift: int, pad: int) -> None:
+    def __init__(
+        self, L: LoweringState, base: ir.Value, elem: ir.Type, shift: int, pad: int
+    ) -> None:
         self.L, self.base, self.elem, self.shift, self.pad = L, base, elem, shift, pad
         self.bases: dict[Terms, ir.Value] = {}
         self.bytes = _type_bytes(elem)

@@ -8,6 +8,7 @@ per-op rules live in the ``rules_*`` modules and are looked up in one table.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeAlias
 
 from llvmlite import ir
 
@@ -15,7 +16,7 @@ from ...errors import LoweringError, UnsupportedFeature
 from ...ir import ops as O
 from ...ir.argspec import ArgSpec
 from ...ir.core import Block, Op, Value
-from ...ir.types import PointerType, ScalarType, TileType, element_of
+from ...ir.types import PointerType, ScalarType, element_of
 from ..artifacts import AssertInfo
 from . import conversion, register_budget, rematerialize, thread_index
 from . import intrinsics as intr
@@ -28,8 +29,8 @@ from .mma_expr import Expr
 from .mma_pins import mma_pins
 from .pipeline import LoopPipeline, plan
 from .thread_index import Index, Terms, ThreadPart
-from .tile import Key, Lowered, Rule, Tile
-from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, byte_size, llvm_type, memory_type
+from .tile import Key, Lowered, Tile
+from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, llvm_type, memory_type
 
 # dynamic shared memory a block may use on sm_80 (163 KiB; sm_90 allows 227 KiB)
 MAX_SHARED = 160 * 1024
@@ -123,14 +124,14 @@ class Lowering:
 
     def block(self, block: Block) -> None:
         for op in block.ops:
-            if op.is_terminator:
-                continue
-            rule = self.rules.get(type(op))
-            if rule is None:
-                raise UnsupportedFeature(
-                    f"the CUDA backend cannot lower '{op.name}' yet (#6)", op.loc
-                )
-            rule(self, op)
+            if not op.is_terminator:
+                self.lower_op(op)
+
+    def lower_op(self, op: Op) -> None:
+        rule = self.rules.get(type(op))
+        if rule is None:
+            raise UnsupportedFeature(f"the CUDA backend cannot lower '{op.name}' yet (#6)", op.loc)
+        rule(self, op)
 
     def release_copies(self, block: Block | None) -> None:
         """Emit here the copies held back for the pipelined loop whose body is ``block``, if
@@ -343,9 +344,6 @@ class Lowering:
     def barrier(self) -> None:
         intr.barrier(self.b)
 
-    def smem_ptr(self, base: ir.Value, index: ir.Value, elem_ty: ir.Type) -> ir.Value:
-        return self.b.gep(base, [index], source_etype=elem_ty)
-
     def convert(self, t: Tile, layout: Layout) -> Tile:
         if t.layout == layout:
             return t
@@ -386,13 +384,5 @@ def _same_placement(a: Layout, b: Layout, shape: tuple[int, ...]) -> bool:
     return all(x == y or n == 1 for x, y, n in zip(a.dim_maps(), b.dim_maps(), shape))
 
 
-def element_bytes(v: Value) -> int:
-    return byte_size(element_of(v.type))
-
-
-def shape(v: Value) -> tuple[int, ...]:
-    return v.type.shape if isinstance(v.type, TileType) else ()
-
-
-def mem_type(v: Value) -> ir.Type:
-    return memory_type(element_of(v.type))
+# a lowering rule: emits ``op`` at the Lowering's current position and binds its results
+Rule: TypeAlias = Callable[[Lowering, Op], None]

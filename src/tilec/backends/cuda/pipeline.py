@@ -57,20 +57,16 @@ Invariants that make this correct:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from . import cp_async
 from .layout import WARP_SIZE
+from .lowering_state import LoweringState
 from .mma import ATOM_ALIGN, Staged
 from .pipeline_operands import budget, operand_layout
-from .rules_memory import _groups as vector_groups
-from .rules_memory import vector_width
-
-if TYPE_CHECKING:
-    from .lowering import Lowering  # the caller: annotations only
+from .vector_access import vector_groups, vector_width
 
 # the most shared memory the stage buffers of one kernel may take (stages are dropped until the
 # buffers fit): the rest stays for layout conversions and for more than one block per SM
@@ -110,7 +106,7 @@ class LoopPipeline:
         return any(s.operand is not None for s in self.loads)
 
 
-def plan(L: Lowering, func: O.FuncOp) -> dict[Op, LoopPipeline]:
+def plan(L: LoweringState, func: O.FuncOp) -> dict[Op, LoopPipeline]:
     """The loops of ``func`` to pipeline; reserves their buffers at the start of shared memory."""
     out: dict[Op, LoopPipeline] = {}
     if L.arch < cp_async.MIN_ARCH or L.num_stages is None:
@@ -126,7 +122,7 @@ def plan(L: Lowering, func: O.FuncOp) -> dict[Op, LoopPipeline]:
     return out
 
 
-def _plan_loop(L: Lowering, loop: O.ForOp, start: int) -> LoopPipeline | None:
+def _plan_loop(L: LoweringState, loop: O.ForOp, start: int) -> LoopPipeline | None:
     explicit = loop.num_stages is not None
     stages = (loop.num_stages if explicit else L.num_stages) or 1
     if stages < 2:
@@ -251,7 +247,7 @@ def _carried_sources(loop: O.ForOp, i: int) -> list[Value]:
     return [loop.init_args[i]] + ([term.operands[i]] if term is not None else [])
 
 
-def threads(L: Lowering) -> int:
+def threads(L: LoweringState) -> int:
     return L.num_warps * WARP_SIZE
 
 
@@ -260,7 +256,7 @@ def _roots(op: O.LoadOp) -> list[Value]:
 
 
 def _eligible(
-    L: Lowering, loop: O.ForOp, op: O.LoadOp, steps: list[tuple[Value, Value]]
+    L: LoweringState, loop: O.ForOp, op: O.LoadOp, steps: list[tuple[Value, Value]]
 ) -> StagedLoad | None:
     """How ``op`` is copied ahead (its slot offset still 0), or None when it cannot be: dot
     operands always, other loads where ``L.private_stages`` allows thread-private slots."""
@@ -279,11 +275,11 @@ def _eligible(
     if any(a is not loop.induction_var and a not in advancing for a in deps[1]):
         return None
     layout, shape = L.want(op.result), op.result.type.shape
-    vw = vector_width(L, op.ptr, op.mask, layout, shape)
+    vw = vector_width(L.axis, op.ptr, op.mask, layout, shape)
     nbytes = vw * elem.bits // 8
     if nbytes not in cp_async.SIZES:
         return None
-    count = len(vector_groups(L, layout, shape, vw))
+    count = len(vector_groups(layout, shape, vw))
     operand = operand_layout(L, loop, op, nbytes)
     if operand is not None:
         align = ATOM_ALIGN if operand.atom else 128

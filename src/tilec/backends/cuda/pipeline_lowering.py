@@ -20,9 +20,9 @@ from .lowering import Lowered, Lowering, Tile
 from .mma import SharedOperand
 from .mma_expr import Expr
 from .pipeline import LoopPipeline, StagedLoad, threads
-from .rules_memory import _groups as vector_groups
 from .tile import Key
 from .types import I8, I32, I64, memory_type
+from .vector_access import vector_groups
 
 
 def prologue(
@@ -202,7 +202,7 @@ def _copy(L: Lowering, p: LoopPipeline, staged: StagedLoad, slot: ir.Value, live
     op = staged.op
     assert isinstance(op.result.type, TileType)
     layout, shape = L.want(op.result), op.result.type.shape
-    groups = vector_groups(L, layout, shape, staged.vw)
+    groups = vector_groups(layout, shape, staged.vw)
     ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     mask = L.value(op.mask, layout) if op.mask is not None else None
     base = slot_base(L, staged, slot) if staged.operand is not None else None
@@ -267,7 +267,7 @@ def read(L: Lowering, staged: StagedLoad, slot: ir.Value) -> None:
     other = L.value(op.other, layout) if op.other is not None and mask is not None else None
     vec_ty = ir.VectorType(mem_ty, staged.vw)
     regs = {}
-    for g, group in enumerate(vector_groups(L, layout, shape, staged.vw)):
+    for g, group in enumerate(vector_groups(layout, shape, staged.vw)):
         got = b.load(_chunk(L, staged, slot, g), typ=vec_ty, align=staged.nbytes)
         for i, key in enumerate(group):
             val = b.extract_element(got, ir.Constant(I32, i))

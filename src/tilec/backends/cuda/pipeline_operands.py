@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ...ir import ops as O
 from ...ir.core import Value
 from ...ir.types import TileType
+from .lowering_state import LoweringState
 from .mma import Staged, choose, staging
-
-if TYPE_CHECKING:
-    from .lowering import Lowering  # the caller: annotations only
 
 # what dynamic shared memory a block may use, by compute capability (the opt-in maximum): a
 # loop whose stages hold dot operands may fill it, as Triton's stages do
@@ -33,7 +30,7 @@ def budget(arch: int) -> int:
     return _BLOCK_LIMIT.get(arch, 99 if arch > 90 else 163) * 1024
 
 
-def operand_layout(L: Lowering, loop: O.ForOp, op: O.LoadOp, nbytes: int) -> Staged | None:
+def operand_layout(L: LoweringState, loop: O.ForOp, op: O.LoadOp, nbytes: int) -> Staged | None:
     """The shared-memory layout (at offset 0) in which ``op``'s copies of ``nbytes`` can feed
     the dot that uses it, or None when ``op`` is not such an operand."""
     value, dot = op.result, _only_use(loop, op.result)

@@ -10,16 +10,12 @@ reductions, loop-carried values, math functions) is still converted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...ir import ops as O
 from ...ir.core import Value
 from ...ir.types import TileType
 from .layout import Layout, Slice
+from .lowering_state import LoweringState
 from .tile import Tile
-
-if TYPE_CHECKING:
-    from .lowering import Lowering  # the caller: annotations only
 
 _CHEAP = (
     O.ConstantOp, O.MakeRangeOp, O.SplatOp, O.BroadcastOp, O.ExpandDimsOp, O.BinaryOp,
@@ -39,7 +35,7 @@ def _cheap_ops(v: Value, seen: set[Value]) -> bool:
     return all(_cheap_ops(x, seen) for x in op.operands)
 
 
-def rebuild(L: Lowering, v: Value, layout: Layout) -> Tile | None:
+def rebuild(L: LoweringState, v: Value, layout: Layout) -> Tile | None:
     """``v`` lowered again in ``layout``, or None when it is not cheap enough to recompute.
     The environment keeps ``v``'s first lowering; operands in other layouts are rebuilt too."""
     if not _cheap_ops(v, set()):
@@ -55,7 +51,7 @@ def rebuild(L: Lowering, v: Value, layout: Layout) -> Tile | None:
     first, wished = L.env[v], L.plan.want.get(v)
     L.plan.want[v] = layout
     try:
-        L.rules[type(op)](L, op)
+        L.lower_op(op)
         again = L.env[v]
     finally:
         L.env[v] = first

@@ -7,20 +7,16 @@ loads and stores. Elements replicated across threads are stored by their owner o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import PointerType, TileType, element_of
 from . import intrinsics as intr
-from .layout import Layout
-from .tile import Key, Rule, Tile
-from .types import I1, I8, I16, I32, I64, byte_size, memory_type
-
-if TYPE_CHECKING:
-    from .lowering import Lowering  # the caller: annotations only
+from .lowering import Lowering, Rule
+from .tile import Key, Tile
+from .types import I1, I8, I16, I32, I64, memory_type
+from .vector_access import vector_groups, vector_width
 
 _CACHE = {
     "": "",
@@ -37,34 +33,6 @@ def _pointee(ptr: Value) -> PointerType:
     elem = element_of(ptr.type)
     assert isinstance(elem, PointerType)
     return elem
-
-
-def vector_width(
-    L: Lowering, ptr: Value, mask: Value | None, layout: Layout, shape: tuple[int, ...]
-) -> int:
-    """Elements per access along the fastest dimension (a power of 2, at most 16 bytes)."""
-    dim = layout.order[0]
-    dm = layout.dim_maps()[dim]
-    info = L.axis[ptr]
-    eb = byte_size(_pointee(ptr).element)
-    vw = min(
-        dm.spt_in(shape[dim]),
-        max(1, 16 // eb),
-        info.contiguity[dim],
-        max(1, info.divisibility[dim] // eb),
-    )
-    if mask is not None:
-        vw = min(vw, L.axis[mask].constancy[dim])
-    return 1 << (max(vw, 1).bit_length() - 1)
-
-
-def _groups(L: Lowering, layout: Layout, shape: tuple[int, ...], vw: int) -> list[list[Key]]:
-    dim = layout.order[0]
-    out = []
-    for key in L.keys(layout, shape):
-        if key[dim] % vw == 0:
-            out.append([(*key[:dim], key[dim] + j, *key[dim + 1 :]) for j in range(vw)])
-    return out
 
 
 def _words(nbytes: int) -> tuple[ir.IntType, int, str]:
@@ -219,7 +187,7 @@ def _load(L: Lowering, op: Op) -> None:
         )
         return
     layout, shape = L.want(op.result), op.result.type.shape
-    groups = _groups(L, layout, shape, vector_width(L, op.ptr, op.mask, layout, shape))
+    groups = vector_groups(layout, shape, vector_width(L.axis, op.ptr, op.mask, layout, shape))
     ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     mask = L.value(op.mask, layout) if op.mask is not None else None
     other = L.value(op.other, layout) if op.other is not None else None
@@ -317,7 +285,7 @@ def _store(L: Lowering, op: Op) -> None:
         return
     layout = L.tile(op.ptr).layout
     shape = op.value.type.shape
-    groups = _groups(L, layout, shape, vector_width(L, op.ptr, op.mask, layout, shape))
+    groups = vector_groups(layout, shape, vector_width(L.axis, op.ptr, op.mask, layout, shape))
     ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     vals = L.tile(op.value, layout)
     mask = L.value(op.mask, layout) if op.mask is not None else None

@@ -1,22 +1,19 @@
 """The values the CUDA lowering passes between rules: a distributed Tile and its register keys.
 
 A leaf module (layouts and llvmlite only), so the pieces of the lowering that build tiles
-(rules_memory, contiguous_pointers, the pipeliner) need not import the Lowering that calls them.
+(contiguous_pointers, conversion, rematerialize, the pipeliner) need not import the Lowering that
+calls them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias, Union
+from typing import TypeAlias, Union
 
 from llvmlite import ir
 
-from ...ir.core import Op
 from .layout import Layout
-
-if TYPE_CHECKING:
-    from .lowering import Lowering
 
 Key = tuple[int, ...]
 
@@ -34,4 +31,3 @@ class Tile:
 
 
 Lowered: TypeAlias = Union[ir.Value, Tile]  # noqa: UP007
-Rule: TypeAlias = Callable[["Lowering", Op], None]
