@@ -315,11 +315,6 @@ def test_function_local_tilec_imports_are_listed() -> None:
 
 # Modules whose function-local imports of other packages do not say why yet.
 UNMARKED: dict[str, str] = {
-    "tilec.backends.cuda.assemble": "cuda: pending",
-    "tilec.backends.cuda.codegen": "cuda: pending",
-    "tilec.backends.cuda.driver": "cuda: pending",
-    "tilec.backends.cuda.timing": "cuda: pending",
-    "tilec.backends.cuda.toolchain": "cuda: pending",
     "tilec.compat.triton.compiler.launcher": "pending: sys can be imported at the top",
     "tilec.language.core": "pending: functools and inspect can be imported at the top",
     "tilec.passes.constant_fold": "pending: numpy is imported lazily without saying why",

@@ -44,7 +44,7 @@ class _ArchDropped(Exception):
 
 
 def with_nvjitlink(ptx: str, arch: str) -> Assembled:
-    from cuda.bindings import nvjitlink
+    from cuda.bindings import nvjitlink  # lazy: optional (the cuda extra)
 
     opts = [f"-arch={arch}", "-O3", "-verbose"]
     try:
@@ -112,7 +112,7 @@ def with_ptxas(ptx: str, arch: str, ptxas: str) -> Assembled:
 
 def _nvjitlink_version() -> str:
     try:
-        from cuda.bindings import nvjitlink
+        from cuda.bindings import nvjitlink  # lazy: optional (the cuda extra)
 
         return ".".join(map(str, nvjitlink.version()))
     except Exception:  # only used in a message

@@ -81,7 +81,7 @@ def check_callees(llir: str, arch: int = 80, specific: bool = False) -> None:
 
 @cache
 def _llvm():  # type: ignore[no-untyped-def]
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: loads LLVM's library, on the first compile only
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()

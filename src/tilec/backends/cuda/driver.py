@@ -28,7 +28,7 @@ from .layout import WARP_SIZE
 
 
 def _cu() -> Any:
-    from cuda.bindings import driver as cu  # optional: the cuda extra
+    from cuda.bindings import driver as cu  # lazy: optional (the cuda extra)
 
     return cu
 

@@ -18,7 +18,7 @@ _FLUSH_BYTES = 256 << 20
 
 def _driver() -> Any:
     try:
-        from cuda.bindings import driver  # optional: the cuda extra
+        from cuda.bindings import driver  # lazy: optional (the cuda extra)
     except ImportError as exc:
         raise LaunchError(
             f"GPU timing needs cuda-bindings ({exc}): install tilec's CUDA extra "

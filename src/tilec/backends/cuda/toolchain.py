@@ -32,6 +32,7 @@ def ptxas_path() -> str | None:
     if found is not None and found.ptxas.found:
         return str(found.ptxas.path)
     try:
+        # lazy: optional (cuda-pathfinder), the fallback when the platform probe finds no ptxas
         from cuda.pathfinder import find_nvidia_binary_utility
 
         path = find_nvidia_binary_utility("ptxas")
@@ -46,6 +47,7 @@ def libdevice_path() -> str | None:
     if found is not None and found.libdevice.found:
         return str(found.libdevice.path)
     try:
+        # lazy: optional (cuda-pathfinder), the fallback when the platform probe finds none
         from cuda.pathfinder import locate_bitcode_lib
 
         return str(locate_bitcode_lib("device").abs_path)
@@ -56,7 +58,7 @@ def libdevice_path() -> str | None:
 @cache
 def nvjitlink_available() -> bool:
     try:
-        from cuda.bindings import nvjitlink
+        from cuda.bindings import nvjitlink  # lazy: optional (the cuda extra)
 
         nvjitlink.version()
         return True
@@ -68,7 +70,7 @@ def nvjitlink_available() -> bool:
 def nvjitlink_version() -> str:
     """'13.0' for the nvJitLink that cuda-bindings loads ('' when there is none)."""
     try:
-        from cuda.bindings import nvjitlink
+        from cuda.bindings import nvjitlink  # lazy: optional (the cuda extra)
 
         return ".".join(map(str, nvjitlink.version()[:2]))
     except Exception:  # no wheel / no library
