@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -71,11 +72,26 @@ INTROSPECTION = (
 )
 
 
+def _check_constant_min_max(fn: Any, args: list[Any]) -> None:
+    """As in Triton, min/max of compile-time numbers refuse NaN and -0.0: Python's answer then
+    depends on the argument order, unlike tl.minimum/maximum on the device."""
+    values = args[0] if len(args) == 1 and isinstance(unwrap(args[0]), (tuple, list)) else args
+    for v in map(unwrap, values):
+        if isinstance(v, float) and (math.isnan(v) or (v == 0.0 and math.copysign(1.0, v) < 0)):
+            which = "NaN" if math.isnan(v) else "negative zero"
+            raise TileTypeError(
+                f"{fn.__name__}() of compile-time values does not support {which}: Python's "
+                f"result depends on the argument order; use tl.{fn.__name__}imum on tensors"
+            )
+
+
 def map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """min/max/abs/print on tensors become tl.minimum/maximum/abs/device_print (as in Triton)."""
     if fn not in (builtins.min, builtins.max, builtins.abs, builtins.print):
         return None
     if not any(is_runtime(a) for a in args):
+        if fn in (builtins.min, builtins.max):
+            _check_constant_min_max(fn, args)
         return None
     return {
         builtins.min: builtins_math.minimum,
