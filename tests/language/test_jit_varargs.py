@@ -9,7 +9,7 @@ import pytest
 import tilec
 import tilec.language as tl
 from support.run import jit, poisoned, random
-from tilec.errors import CompileError
+from tilec.errors import CompileError, UnsupportedFeature
 
 
 @tilec.jit
@@ -69,3 +69,30 @@ def star_scalar(X):
 def test_unpacking_a_tensor_is_refused():
     with pytest.raises(CompileError, match=r"only a tuple can be unpacked with '\*'"):
         star_scalar[(1,)](poisoned(1, np.float32))
+
+
+@jit
+def sum_rows(Y, *srcs, BLOCK: tl.constexpr = 16):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for i in tl.static_range(len(srcs)):
+        acc += tl.load(srcs[i] + offs)
+    tl.store(Y + offs, acc)
+
+
+@jit
+def scaled_rows(Y, scale, *srcs):
+    offs = tl.arange(0, 16)
+    for i in tl.static_range(len(srcs)):
+        tl.store(Y + i * 16 + offs, tl.load(srcs[i] + offs) * scale)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_kernel_with_star_args(n):
+    """A kernel's ``*args`` is one tuple argument at launch, as in Triton."""
+    srcs = [random(16, np.float32) for _ in range(n)]
+    y = poisoned((n, 16), np.float32)
+    scaled_rows[(1,)](y, 2.0, *srcs)
+    np.testing.assert_array_equal(y, np.stack(srcs).astype(np.float64) * 2)
+    with pytest.raises(UnsupportedFeature, match=r"keyword-only parameters \('BLOCK'\)"):
+        sum_rows[(1,)](y, *srcs)

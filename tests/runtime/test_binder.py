@@ -36,16 +36,26 @@ def test_reserved_prefix_is_rejected():
         tilec.jit(bad)[(1,)](1, 2)
 
 
-def test_keyword_only_and_varargs_are_not_launched():
+def test_keyword_only_and_var_keyword_are_not_launched():
     """Such a function is a @jit helper (tests/language/test_jit_varargs.py): launching it is
-    refused by name."""
+    refused by name (``*args`` is launched, as a tuple argument)."""
 
-    def star(x, *rest, scale=1):
+    def star(x, *rest, scale=1, **more):
         pass
 
     helper = tilec.jit(star)
-    with pytest.raises(UnsupportedFeature, match=r"\*args.*'rest', 'scale'"):
+    with pytest.raises(UnsupportedFeature, match=r"keyword-only parameters \('scale', 'more'\)"):
         helper[(1,)](1, 2)
+
+
+def test_var_positional_source():
+    params = [
+        Parameter("x", False, False, num=0),
+        Parameter("rest", False, False, num=1, var_positional=True),
+    ]
+    assert "def k(_tilec_grid, x=_tilec_defaults[0], *rest, **_tilec_options):" in (
+        generate_source("k", params)
+    )
 
 
 def test_argument_errors_name_the_parameter(fake):

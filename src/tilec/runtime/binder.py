@@ -34,6 +34,7 @@ class Parameter:
     do_not_specialize: bool
     default: Any = inspect.Parameter.empty
     num: int = -1  # position among the kernel's parameters (Triton's KernelParam.num)
+    var_positional: bool = False  # ``*args``: the extra positional arguments, as one tuple
 
     @property
     def is_constexpr(self) -> bool:
@@ -57,6 +58,8 @@ class _Missing:
 
 
 MISSING = _Missing()
+# the parameters a launch binds one argument each (``*args`` takes the rest as a tuple)
+_PLAIN = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY)
 
 
 def read_only_error(name: str) -> UsageError:
@@ -87,7 +90,7 @@ def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> tuple[int, int, int]:
 def _signature_source(params: Sequence[Parameter]) -> str:
     parts = ["_tilec_grid"]
     for i, p in enumerate(params):
-        parts.append(f"{p.name}=_tilec_defaults[{i}]")
+        parts.append(f"*{p.name}" if p.var_positional else f"{p.name}=_tilec_defaults[{i}]")
     return ", ".join([*parts, "**_tilec_options"])
 
 
@@ -215,7 +218,7 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
     """The native launcher's Dispatcher running the warm path of ``launch`` (the generated
     function above, which it falls back to) in C; None without the native launcher."""
     native = launcher.native_module()
-    if native is None:
+    if native is None or any(p.var_positional for p in params):  # it binds a fixed count
         return None
     fast_np = numpy_struct.fast_path()
     layout = numpy_struct.layout() if fast_np else numpy_struct.NumpyLayout(0, 0)
@@ -302,24 +305,24 @@ def parameters_of(
         raise UsageError(f"do_not_specialize names unknown parameters: {sorted(unknown)}")
     result: list[Parameter] = []
     for p in sig.parameters.values():
-        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY):
+        if p.kind not in (*_PLAIN, p.VAR_POSITIONAL):
             continue  # only @jit helpers may have them (launch_refusal)
         cx = is_constexpr_annotation(p.annotation)
-        result.append(Parameter(p.name, cx, p.name in nospec and not cx, p.default, len(result)))
+        star = p.kind is p.VAR_POSITIONAL  # a launch passes them as one tuple argument
+        nospec_p = p.name in nospec and not cx
+        result.append(Parameter(p.name, cx, nospec_p, p.default, len(result), star))
     return tuple(result)
 
 
 def launch_refusal(fn: Callable[..., Any]) -> str | None:
     """Why ``fn`` can be called from kernels but not launched (None when it can be): a launch
     binds plain parameters only, while an inlined @jit helper binds any Python signature."""
-    odd = [p for p in inspect.signature(fn).parameters.values() if p.kind not in _PLAIN]
+    params = inspect.signature(fn).parameters.values()
+    odd = [p for p in params if p.kind not in (*_PLAIN, p.VAR_POSITIONAL)]
     if not odd:
         return None
     return (
-        f"launching kernel {fn.__name__} with *args, **kwargs or keyword-only parameters "
+        f"launching kernel {fn.__name__} with **kwargs or keyword-only parameters "
         f"({', '.join(repr(p.name) for p in odd)}); call it from another kernel, or give "
         "the kernel plain parameters"
     )
-
-
-_PLAIN = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY)
