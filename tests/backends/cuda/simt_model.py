@@ -2,8 +2,8 @@
 
 A value is an array over the block's threads. :class:`Builder` stands in for llvmlite's
 IRBuilder (the integer, select and memory operations the helpers use), :class:`Block` for the
-Lowering (lanes, warps, shared memory, thread coordinates) and :func:`shuffle_xor` for the
-warp shuffle. Stores of one address by several threads must agree, or the model raises.
+Lowering (lanes, warps, shared memory, thread coordinates) and :class:`Target` for its
+TargetInfo (the warp shuffle). Stores of one address by several threads must agree, or the model raises.
 """
 
 from __future__ import annotations
@@ -106,11 +106,21 @@ def shuffle_xor(b: Builder, v: np.ndarray, lane_mask: int) -> np.ndarray:
     return reg(v[(t & ~(WARP_SIZE - 1)) | ((t & (WARP_SIZE - 1)) ^ lane_mask)])
 
 
+class Target:
+    """The parts of TargetInfo the helpers use."""
+
+    warp_size = WARP_SIZE
+
+    def shuffle_xor(self, b: Builder, v: np.ndarray, lane_mask: int) -> np.ndarray:
+        return shuffle_xor(b, v, lane_mask)
+
+
 class Block:
     """The parts of Lowering the helpers use, for ``num_warps`` warps."""
 
     def __init__(self, num_warps: int) -> None:
         self.num_warps = num_warps
+        self.target = Target()
         threads = num_warps * WARP_SIZE
         self.b = Builder(threads)
         tid = np.arange(threads)

@@ -1,11 +1,11 @@
 """Scans in place (backends/cuda/scan.py) give the sequential scan, offline.
 
 The scan helper runs on a NumPy model of a thread block (simt_model.py): every thread's
-registers in the tile's layout, butterfly shuffles within warps, warp totals through shared
-memory. The combine function is the composition of affine maps, associative but not
-commutative, so any element taken out of order shows. Layouts are the backend's own for
-1-D and 2-D tiles, either axis, forward and reverse; the PTX of a cumsum has shuffles and no
-per-thread copy of the scanned axis.
+registers in the tile's layout, butterfly shuffles within warps (the model's TargetInfo), warp
+totals through shared memory. The combine function is the composition of affine maps,
+associative but not commutative, so any element taken out of order shows. Layouts are the
+backend's own for 1-D and 2-D tiles, either axis, forward and reverse; the PTX of a cumsum has
+shuffles and no per-thread copy of the scanned axis.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from cuda_harness import gpu_available
 import tilec
 import tilec.language as tl
 from tilec import config
-from tilec.backends.cuda import intrinsics, scan
+from tilec.backends.cuda import scan
 from tilec.backends.cuda.layout import default_layout
 from tilec.backends.cuda.tile import Tile
 
@@ -64,9 +64,8 @@ CASES = [
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize(("shape", "num_warps", "vec"), CASES)
 def test_matches_the_sequential_scan(
-    shape: tuple[int, ...], num_warps: int, vec: int, reverse: bool, monkeypatch: pytest.MonkeyPatch
+    shape: tuple[int, ...], num_warps: int, vec: int, reverse: bool
 ) -> None:
-    monkeypatch.setattr(intrinsics, "shuffle_xor", simt_model.shuffle_xor)
     rng = np.random.default_rng(sum(shape) + num_warps + vec)
     a = rng.integers(1, P, shape)
     b = rng.integers(0, P, shape)

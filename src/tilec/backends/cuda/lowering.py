@@ -2,7 +2,8 @@
 
 Holds the value environment (scalars as one LLVM value; tiles as a :class:`Tile` of per-thread
 registers in a layout), thread coordinates, shared-memory scratch and layout conversion. The
-per-op rules live in the ``rules_*`` modules and are looked up in one table.
+per-op rules live in the ``rules_*`` modules and are looked up in one table; what is the GPU
+vendor's own (special registers, barrier, shuffles, printf) they ask of ``target``.
 """
 
 from __future__ import annotations
@@ -19,18 +20,18 @@ from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, ScalarType, element_of
 from ..artifacts import AssertInfo
 from . import conversion, register_budget, rematerialize, thread_index
-from . import intrinsics as intr
 from .axis_info import AxisAnalysis
 from .contiguous_pointers import rebase
-from .layout import WARP_SIZE, DimMap, Layout, ownership, register_keys
+from .layout import DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
 from .mma import SharedOperand
 from .mma_expr import Expr
 from .mma_pins import mma_pins
 from .pipeline import LoopPipeline, plan
+from .target_info import NvptxTarget, TargetInfo
 from .thread_index import Index, Terms, ThreadPart
 from .tile import Key, Lowered, Tile
-from .types import GLOBAL_PTR, I8, I32, SHARED_PTR, llvm_type, memory_type
+from .types import GLOBAL_PTR, I8, I32, llvm_type, memory_type
 
 # dynamic shared memory a block may use on sm_80 (163 KiB; sm_90 allows 227 KiB)
 MAX_SHARED = 160 * 1024
@@ -55,8 +56,11 @@ class Lowering:
         private_stages: bool = False,
         wgmma: bool = False,
         defer_wgmma: bool = True,
+        target: TargetInfo | None = None,
     ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
+        # the vendor-specific calls (target_info.py)
+        self.target: TargetInfo = target if target is not None else NvptxTarget()
         self.rules = rules
         # the launch's num_stages for loops without their own (pipeline.py); None: no pipelining
         self.num_stages = num_stages
@@ -95,12 +99,14 @@ class Lowering:
         self._strings = 0
         fnty = ir.FunctionType(ir.VoidType(), [param_type(s) for s in func.specs])
         self.fn = ir.Function(module, fnty, func.sym_name)
-        self.fn.calling_convention = "ptx_kernel"
+        self.fn.calling_convention = self.target.kernel_convention
         self.prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.b = ir.IRBuilder(self.fn.append_basic_block("body"))
-        tid = intr.sreg(self.prologue, "tid.x")
-        self.lane = self.prologue.and_(tid, ir.Constant(I32, WARP_SIZE - 1), "lane")
-        self.warp = self.prologue.lshr(tid, ir.Constant(I32, 5), "warp")
+        tid = self.target.thread_id(self.prologue)
+        warp_size = self.target.warp_size
+        self._warp_shift = warp_size.bit_length() - 1
+        self.lane = self.prologue.and_(tid, ir.Constant(I32, warp_size - 1), "lane")
+        self.warp = self.prologue.lshr(tid, _c(self._warp_shift), "warp")
 
     # -- driving ---------------------------------------------------------------------------
     def run(self) -> None:
@@ -286,7 +292,7 @@ class Lowering:
         return out
 
     def first_thread(self) -> ir.Value:
-        tid = self.prologue.or_(self.lane, self.prologue.shl(self.warp, _c(5)))
+        tid = self.prologue.or_(self.lane, self.prologue.shl(self.warp, _c(self._warp_shift)))
         return self.prologue.icmp_unsigned("==", tid, _c(0))
 
     def linear(self, coords: list, shape: tuple[int, ...]) -> ir.Value | Index:  # type: ignore[type-arg]
@@ -321,14 +327,10 @@ class Lowering:
         """The start of dynamic shared memory: ``reserved`` bytes for cp.async stage buffers
         (pipeline.py), then the scratch :meth:`smem` hands out."""
         if self._smem is None:
-            # dynamic shared memory, sized at launch by KernelMetadata.shared (as in Triton)
-            self._smem = ir.GlobalVariable(
-                self.module, ir.ArrayType(I8, 0), "tilec_smem", addrspace=3
-            )
-            self._smem.linkage = "external"
-            # wgmma's swizzled operands need 1024-byte alignment (mma.ATOM_ALIGN)
-            self._smem.align = 1024 if self.wgmma else 16
-            self._smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
+            # sized at launch by KernelMetadata.shared; wgmma's swizzled operands need
+            # 1024-byte alignment (mma.ATOM_ALIGN)
+            align = 1024 if self.wgmma else 16
+            self._smem = self.target.shared_memory(self.module, "tilec_smem", align)
         return self._smem
 
     def reserve_shared(self, nbytes: int) -> None:
@@ -338,11 +340,11 @@ class Lowering:
 
     def thread_bytes(self, chunk: int) -> ir.Value:
         """``thread id * chunk``, computed once in the prologue."""
-        tid = self.prologue.or_(self.lane, self.prologue.shl(self.warp, _c(5)))
+        tid = self.prologue.or_(self.lane, self.prologue.shl(self.warp, _c(self._warp_shift)))
         return self.prologue.mul(tid, _c(chunk))
 
     def barrier(self) -> None:
-        intr.barrier(self.b)
+        self.target.barrier(self.b)
 
     def convert(self, t: Tile, layout: Layout) -> Tile:
         if t.layout == layout:
@@ -364,14 +366,10 @@ class Lowering:
         return conversion.remap(self, tiles, layout, shape, source_index)
 
     def global_string(self, text: str) -> ir.Value:
-        data = bytearray(text.encode("utf-8")) + b"\0"
-        ty = ir.ArrayType(I8, len(data))
-        g = ir.GlobalVariable(self.module, ty, f"tilec_str_{self._strings}", addrspace=1)
+        """A constant string, as a generic pointer at the current position."""
+        name = f"tilec_str_{self._strings}"
         self._strings += 1
-        g.linkage = "internal"
-        g.global_constant = True
-        g.initializer = ir.Constant(ty, data)
-        return self.b.addrspacecast(g, ir.PointerType())
+        return self.target.constant_string(self.module, self.b, name, text)
 
 
 def _c(v: int) -> ir.Constant:

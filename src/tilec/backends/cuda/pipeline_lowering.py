@@ -14,7 +14,6 @@ from llvmlite import ir
 from ...ir.core import Value
 from ...ir.types import PointerType, TileType, element_of
 from . import cp_async
-from . import intrinsics as intr
 from .layout import Layout
 from .lowering import Lowered, Lowering, Tile
 from .mma import SharedOperand
@@ -70,7 +69,8 @@ def top_of_body(
         return
     cp_async.wait_group(L.b, s - 2)
     if any(staged.operand is not None and staged.operand.atom for staged in p.loads):
-        intr.fence_proxy_async(L.b)  # the copies landed; wgmma reads them through the async proxy
+        # the copies landed; wgmma reads them through the async proxy
+        L.target.fence_async_shared(L.b)
     L.barrier()
     L.held_copies[p.loop.body] = lambda: issue(L, p, iv, step, ub, signed, base, s - 1, ahead)
 

@@ -1,5 +1,5 @@
-"""device_print through ``vprintf``, device_assert through ``__assertfail``, and the bounds
-check of debug mode.
+"""device_print through the target's printf, device_assert through its assert (``vprintf``
+and ``__assertfail`` on NVPTX), and the bounds check of debug mode.
 
 Each thread prints or checks only the elements it owns, so every element appears once. A failed
 assert traps the kernel (the driver reports CUDA_ERROR_ASSERT); its message and location are
@@ -16,9 +16,8 @@ from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
-from . import intrinsics as intr
 from .lowering import Lowering, Rule, Tile
-from .types import F64, GENERIC_PTR, I1, I32, I64, VOID, is_float
+from .types import F64, GENERIC_PTR, I1, I32, I64, is_float
 
 
 def _format(elem: object, hex_: bool) -> tuple[str, str]:
@@ -48,37 +47,20 @@ def _widen(b: ir.IRBuilder, v: ir.Value, how: str) -> ir.Value:
     return b.sext(v, target) if how == "i32s" and v.type != I1 else b.zext(v, target)
 
 
-def _vprintf(L: Lowering, fmt: str, args: list[ir.Value]) -> None:
-    b = L.b
-    fn = intr.declare(b, "vprintf", I32, [GENERIC_PTR, GENERIC_PTR])
-    if args:
-        struct = ir.LiteralStructType([a.type for a in args])
-        buf = _alloca(L, struct)
-        for i, a in enumerate(args):
-            b.store(a, b.gep(buf, [ir.Constant(I32, 0), ir.Constant(I32, i)], source_etype=struct))
-        argp = buf
-    else:
-        argp = ir.Constant(GENERIC_PTR, None)
-    b.call(fn, [L.global_string(fmt), argp])
-
-
-def _alloca(L: Lowering, ty: ir.Type) -> ir.Value:
-    """A stack slot allocated in the prologue (allocas outside the entry block defeat SROA)."""
-    slot = L.prologue.alloca(ty)
-    slot.type = GENERIC_PTR  # opaque, so GEPs into the struct can store each field
-    return slot
+def _printf(L: Lowering, fmt: str, args: list[ir.Value]) -> None:
+    L.target.printf(L.b, L.prologue, L.global_string(fmt), args)
 
 
 def _print(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.PrintOp)
-    pid = [intr.sreg(L.b, f"ctaid.{a}") for a in "xyz"]
+    pid = [L.target.program_id(L.b, axis) for axis in range(3)]
     if not op.operands:
-        _vprintf(L, f"pid (%u, %u, %u) {op.prefix}\n", pid)
+        _printf(L, f"pid (%u, %u, %u) {op.prefix}\n", pid)
     for v in op.operands:
         conv, how = _format(element_of(v.type), op.hex)
         got = L.env[v]
         if not isinstance(got, Tile):
-            _vprintf(L, f"pid (%u, %u, %u) {op.prefix}{conv}\n", [*pid, _widen(L.b, got, how)])
+            _printf(L, f"pid (%u, %u, %u) {op.prefix}{conv}\n", [*pid, _widen(L.b, got, how)])
             continue
         owner = L.owner_mask(got.layout, got.shape)
         idx_fmt = ", ".join(["%u"] * len(got.shape))
@@ -87,10 +69,10 @@ def _print(L: Lowering, op: Op) -> None:
             args = [*pid, *coords, _widen(L.b, reg, how)]
             fmt = f"pid (%u, %u, %u) idx ({idx_fmt}) {op.prefix}{conv}\n"
             if owner is None:
-                _vprintf(L, fmt, args)
+                _printf(L, fmt, args)
             else:
                 with L.b.if_then(owner):
-                    _vprintf(L, fmt, args)
+                    _printf(L, fmt, args)
 
 
 def _assert(L: Lowering, op: Op) -> None:
@@ -101,21 +83,14 @@ def _assert(L: Lowering, op: Op) -> None:
     got = L.env[op.operands[0]]
     conds = list(got.regs.values()) if isinstance(got, Tile) else [got]
     owner = L.owner_mask(got.layout, got.shape) if isinstance(got, Tile) else None
-    fn = intr.declare(L.b, "__assertfail", VOID, [GENERIC_PTR, GENERIC_PTR, I32, GENERIC_PTR, I64])
     failed: ir.Value = ir.Constant(I1, 0)
     for c in conds:
         failed = L.b.or_(failed, L.b.not_(c))
     if owner is not None:
         failed = L.b.and_(failed, owner)
     with L.b.if_then(failed, likely=False):
-        args = [
-            L.global_string(op.message),
-            L.global_string(str(loc.file)),
-            ir.Constant(I32, loc.line),
-            L.global_string("kernel"),
-            ir.Constant(I64, 1),
-        ]
-        L.b.call(fn, args)
+        message, file = L.global_string(op.message), L.global_string(str(loc.file))
+        L.target.assert_fail(L.b, message, file, loc.line, L.global_string("kernel"))
 
 
 def _lane_check(
@@ -172,8 +147,8 @@ def _record(L: Lowering, op: O.BoundsCheckOp, address: ir.Value) -> None:
         record, ir.Constant(I64, 0), ir.Constant(I64, op.code), "monotonic", "monotonic"
     )
     with b.if_then(b.extract_value(pair, 1)):
-        x, y, z = (b.zext(intr.sreg(b, f"ctaid.{a}"), I64) for a in "xyz")
-        gx, gy = (b.zext(intr.sreg(b, f"nctaid.{a}"), I64) for a in "xy")
+        x, y, z = (b.zext(L.target.program_id(b, axis), I64) for axis in range(3))
+        gx, gy = (b.zext(L.target.num_programs(b, axis), I64) for axis in range(2))
         linear = b.add(x, b.mul(gx, b.add(y, b.mul(gy, z))))
         b.store(linear, b.gep(record, [ir.Constant(I64, 1)], source_etype=I64), align=8)
         b.store(address, b.gep(record, [ir.Constant(I64, 2)], source_etype=I64), align=8)

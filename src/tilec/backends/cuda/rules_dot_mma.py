@@ -205,7 +205,7 @@ def _in_shared(
             _store(L, t, s, base, plan.kind.elem_bytes)
             out[i] = (s, base)
         if plan.engine is Engine.WGMMA:
-            intr.fence_proxy_async(L.b)  # the stores, before wgmma reads them (async proxy)
+            L.target.fence_async_shared(L.b)  # the stores, before wgmma reads them (async proxy)
         L.barrier()
     assert all(x is not None for x in out)
     return out  # type: ignore[return-value]

@@ -132,8 +132,10 @@ def _make_range(L: Lowering, op: Op) -> None:
 
 def _program_id(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.ProgramIdOp)
-    reg = ("nctaid." if isinstance(op, O.NumProgramsOp) else "ctaid.") + "xyz"[op.axis]
-    L.set(op.result, intr.sreg(L.prologue, reg))
+    if isinstance(op, O.NumProgramsOp):
+        L.set(op.result, L.target.num_programs(L.prologue, op.axis))
+    else:
+        L.set(op.result, L.target.program_id(L.prologue, op.axis))
 
 
 def _splat(L: Lowering, op: Op) -> None:

@@ -68,7 +68,7 @@ def _reduce(L: Lowering, op: Op) -> None:
         mask = dm.lane_stride * step
         for key, vals in acc.items():
             acc[key] = combine(
-                L, op.combine, vals, [intr.shuffle_xor(L.b, v, mask) for v in vals], True
+                L, op.combine, vals, [L.target.shuffle_xor(L.b, v, mask) for v in vals], True
             )
         step *= 2
     out_layout: Layout = Slice(layout, axis)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ...ir import ops as O
-from . import intrinsics as intr
 from .layout import DimMap, Layout, Slice
 from .lowering import Key, Lowering, Tile
 from .types import I1, I32
@@ -79,7 +78,7 @@ class _Scanner:
         b, prefix = self.b, _NONE
         d = 1
         while d < self.lanes:
-            other = [intr.shuffle_xor(b, v, d * self.dm.lane_stride) for v in total]
+            other = [self.L.target.shuffle_xor(b, v, d * self.dm.lane_stride) for v in total]
             upper = b.icmp_unsigned(
                 "!=", b.and_(self.lane_d, ir.Constant(I32, d)), ir.Constant(I32, 0)
             )

@@ -1,0 +1,145 @@
+"""What the SIMT lowering asks of the GPU it targets, behind one object (Lowering.target).
+
+The rules get thread and program ids, the block barrier, warp shuffles, printf and assert, the
+fence between shared-memory stores and the async proxy, and where shared memory and constant
+strings live from a TargetInfo, never by naming an intrinsic. NvptxTarget spells them for
+NVPTX (through intrinsics.py); a second GPU vendor is another implementation of the Protocol.
+What is NVIDIA's own by nature stays in its modules: tensor cores (mma, wgmma), cp.async, and
+the inline-PTX loads, stores and atomics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from llvmlite import ir
+
+from . import intrinsics as intr
+from .layout import WARP_SIZE
+from .types import GENERIC_PTR, I8, I32, I64, SHARED_PTR, VOID
+
+
+class TargetInfo(Protocol):
+    """The vendor-specific calls of the SIMT lowering."""
+
+    @property
+    def warp_size(self) -> int: ...
+
+    @property
+    def kernel_convention(self) -> str:
+        """The LLVM calling convention that makes a function a kernel entry point."""
+        ...
+
+    def thread_id(self, b: ir.IRBuilder) -> ir.Value:
+        """The thread's index in its (one-dimensional) block, i32."""
+        ...
+
+    def program_id(self, b: ir.IRBuilder, axis: int) -> ir.Value:
+        """The block's index along grid ``axis`` (0, 1, 2), i32."""
+        ...
+
+    def num_programs(self, b: ir.IRBuilder, axis: int) -> ir.Value:
+        """The grid's size along ``axis``, i32."""
+        ...
+
+    def barrier(self, b: ir.IRBuilder) -> None:
+        """Every thread of the block arrives; shared-memory writes before it are visible after."""
+        ...
+
+    def shuffle_xor(self, b: ir.IRBuilder, v: ir.Value, lane_mask: int) -> ir.Value:
+        """``v`` from the lane whose index is this one's XOR ``lane_mask`` (any 8..64-bit value)."""
+        ...
+
+    def fence_async_shared(self, b: ir.IRBuilder) -> None:
+        """Order this thread's shared-memory writes before reads by asynchronous units."""
+        ...
+
+    def shared_memory(self, module: ir.Module, name: str, align: int) -> ir.GlobalVariable:
+        """The block's dynamic shared memory (sized at launch), as an opaque pointer."""
+        ...
+
+    def constant_string(self, module: ir.Module, b: ir.IRBuilder, name: str, text: str) -> ir.Value:
+        """A NUL-terminated constant string, as a generic pointer at ``b``."""
+        ...
+
+    def printf(
+        self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
+    ) -> None:
+        """Print ``args`` (already widened as C varargs) by the format string ``fmt``; stack
+        slots are allocated at ``entry``."""
+        ...
+
+    def assert_fail(
+        self, b: ir.IRBuilder, message: ir.Value, file: ir.Value, line: int, function: ir.Value
+    ) -> None:
+        """Report a failed assertion and trap the kernel."""
+        ...
+
+
+@dataclass(frozen=True)
+class NvptxTarget:
+    """NVIDIA GPUs through LLVM's NVPTX back end: special registers, ``bar.sync``,
+    ``shfl.sync``, and the CUDA runtime's ``vprintf`` and ``__assertfail``."""
+
+    warp_size: int = WARP_SIZE
+    kernel_convention: str = "ptx_kernel"
+
+    def thread_id(self, b: ir.IRBuilder) -> ir.Value:
+        return intr.sreg(b, "tid.x")
+
+    def program_id(self, b: ir.IRBuilder, axis: int) -> ir.Value:
+        return intr.sreg(b, "ctaid." + "xyz"[axis])
+
+    def num_programs(self, b: ir.IRBuilder, axis: int) -> ir.Value:
+        return intr.sreg(b, "nctaid." + "xyz"[axis])
+
+    def barrier(self, b: ir.IRBuilder) -> None:
+        intr.barrier(b)
+
+    def shuffle_xor(self, b: ir.IRBuilder, v: ir.Value, lane_mask: int) -> ir.Value:
+        return intr.shuffle_xor(b, v, lane_mask)
+
+    def fence_async_shared(self, b: ir.IRBuilder) -> None:
+        intr.fence_proxy_async(b)
+
+    def shared_memory(self, module: ir.Module, name: str, align: int) -> ir.GlobalVariable:
+        # address space 3, external and unsized: the launch sets the size (as in Triton)
+        smem = ir.GlobalVariable(module, ir.ArrayType(I8, 0), name, addrspace=3)
+        smem.linkage = "external"
+        smem.align = align
+        smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
+        return smem
+
+    def constant_string(self, module: ir.Module, b: ir.IRBuilder, name: str, text: str) -> ir.Value:
+        data = bytearray(text.encode("utf-8")) + b"\0"
+        ty = ir.ArrayType(I8, len(data))
+        g = ir.GlobalVariable(module, ty, name, addrspace=1)
+        g.linkage = "internal"
+        g.global_constant = True
+        g.initializer = ir.Constant(ty, data)
+        return b.addrspacecast(g, GENERIC_PTR)
+
+    def printf(
+        self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
+    ) -> None:
+        """``vprintf(fmt, buffer)``: the arguments packed in a struct on the stack."""
+        fn = intr.declare(b, "vprintf", I32, [GENERIC_PTR, GENERIC_PTR])
+        argp: ir.Value = ir.Constant(GENERIC_PTR, None)
+        if args:
+            struct = ir.LiteralStructType([a.type for a in args])
+            # in the entry block: allocas anywhere else defeat SROA
+            argp = entry.alloca(struct)
+            argp.type = GENERIC_PTR  # opaque, so GEPs into the struct can store each field
+            for i, a in enumerate(args):
+                field = b.gep(argp, [ir.Constant(I32, 0), ir.Constant(I32, i)], source_etype=struct)
+                b.store(a, field)
+        b.call(fn, [fmt, argp])
+
+    def assert_fail(
+        self, b: ir.IRBuilder, message: ir.Value, file: ir.Value, line: int, function: ir.Value
+    ) -> None:
+        """``__assertfail(message, file, line, function, char size)``."""
+        args = [GENERIC_PTR, GENERIC_PTR, I32, GENERIC_PTR, I64]
+        fn = intr.declare(b, "__assertfail", VOID, args)
+        b.call(fn, [message, file, ir.Constant(I32, line), function, ir.Constant(I64, 1)])

@@ -1,0 +1,102 @@
+"""The SIMT lowering reaches the GPU only through its TargetInfo (target_info.py), offline.
+
+A stand-in vendor that spells every call differently lowers tutorial kernels (program and
+thread ids, warp-shuffle and cross-warp reductions, device_print, device_assert) to LLVM IR
+with none of NVPTX's special registers, barriers, shuffles, vprintf or __assertfail left; the
+NVPTX target is the default and gives the spellings notes/nvptx.md lists.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import cuda_tl_kernels as K
+import pytest
+from llvmlite import ir
+
+from tilec.backends.cuda import intrinsics as intr
+from tilec.backends.cuda.compiler import RULES, kernel_of
+from tilec.backends.cuda.lowering import Lowering
+from tilec.backends.cuda.target_info import NvptxTarget, TargetInfo
+from tilec.backends.cuda.types import I32, VOID
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from support.build import build
+
+NVPTX_SPELLINGS = ("llvm.nvvm.read.ptx.sreg", "llvm.nvvm.barrier", "llvm.nvvm.shfl", "vprintf",
+                   "__assertfail", "ptx_kernel")  # fmt: skip
+
+
+def _call(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type = I32) -> ir.Value:
+    return b.call(intr.declare(b, name, ret, [a.type for a in args]), args)
+
+
+@dataclass(frozen=True)
+class OtherGpu(NvptxTarget):
+    """Another vendor as a small delta: each call under a name of its own."""
+
+    kernel_convention: str = "amdgpu_kernel"
+
+    def thread_id(self, b: ir.IRBuilder) -> ir.Value:
+        return _call(b, "other_thread_id", [])
+
+    def program_id(self, b: ir.IRBuilder, axis: int) -> ir.Value:
+        return _call(b, f"other_program_id_{axis}", [])
+
+    def num_programs(self, b: ir.IRBuilder, axis: int) -> ir.Value:
+        return _call(b, f"other_num_programs_{axis}", [])
+
+    def barrier(self, b: ir.IRBuilder) -> None:
+        _call(b, "other_barrier", [], VOID)
+
+    def shuffle_xor(self, b: ir.IRBuilder, v: ir.Value, lane_mask: int) -> ir.Value:
+        return _call(b, f"other_shuffle_xor_{v.type}", [v, ir.Constant(I32, lane_mask)], v.type)
+
+    def printf(
+        self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
+    ) -> None:
+        _call(b, f"other_printf_{len(args)}", [fmt, *args])
+
+    def assert_fail(
+        self, b: ir.IRBuilder, message: ir.Value, file: ir.Value, line: int, function: ir.Value
+    ) -> None:
+        _call(b, "other_assert_fail", [message, file, ir.Constant(I32, line), function], VOID)
+
+
+KERNELS = {
+    "softmax": (K.softmax, ("*fp32", "*fp32", "i32", "i32", "i32", 1024)),
+    "argmax_cumsum": (K.argmax_cumsum, ("*fp32", "*i32", "*fp32", 128)),
+    "debug_print": (K.debug_print, ("*fp32", 64)),
+}
+
+
+def _llvm_ir(name: str, target: TargetInfo | None) -> str:
+    fn, sig = KERNELS[name]
+    func = kernel_of(build(fn.fn, *sig))
+    module = ir.Module(name=func.sym_name)
+    Lowering(module, func, 4, 80, RULES, target=target).run()
+    return str(module)
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_another_vendor_leaves_no_nvptx_call(name: str) -> None:
+    text = _llvm_ir(name, OtherGpu())
+    assert [s for s in NVPTX_SPELLINGS if s in text] == []
+    assert "other_thread_id" in text and "amdgpu_kernel" in text
+
+
+def test_every_call_of_the_simt_core_goes_through_the_target() -> None:
+    text = "".join(_llvm_ir(name, OtherGpu()) for name in KERNELS)
+    for name in ("program_id_0", "num_programs_0", "barrier", "shuffle_xor_float", "printf_",
+                 "assert_fail"):  # fmt: skip
+        assert f'@"other_{name}' in text, name
+
+
+def test_nvptx_is_the_default_target() -> None:
+    text = "".join(_llvm_ir(name, None) for name in KERNELS)
+    for spelling in NVPTX_SPELLINGS:
+        assert spelling in text, spelling
+    assert "llvm.nvvm.read.ptx.sreg.tid.x" in text and "llvm.nvvm.shfl.sync.bfly.i32" in text
+    assert "other_" not in text
