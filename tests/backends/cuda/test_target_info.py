@@ -1,9 +1,9 @@
 """The SIMT lowering reaches the GPU only through its TargetInfo (target_info.py), offline.
 
 A stand-in vendor that spells every call differently lowers tutorial kernels (program and
-thread ids, warp-shuffle and cross-warp reductions, device_print, device_assert) to LLVM IR
-with none of NVPTX's special registers, barriers, shuffles, vprintf or __assertfail left; the
-NVPTX target is the default and gives the spellings notes/nvptx.md lists.
+thread ids, warp-shuffle and cross-warp reductions, masked loads and stores, atomics,
+device_print, device_assert) to LLVM IR with none of NVPTX's special registers, barriers,
+shuffles, inline-PTX accesses, vprintf or __assertfail left; the NVPTX target is the default.
 """
 
 from __future__ import annotations
@@ -16,17 +16,21 @@ import cuda_tl_kernels as K
 import pytest
 from llvmlite import ir
 
+import tilec
+import tilec.language as tl
 from tilec.backends.cuda import intrinsics as intr
 from tilec.backends.cuda.compiler import RULES, kernel_of
 from tilec.backends.cuda.lowering import Lowering
-from tilec.backends.cuda.target_info import NvptxTarget, TargetInfo
+from tilec.backends.cuda.target_info import Access, NvptxTarget, TargetInfo
 from tilec.backends.cuda.types import I32, VOID
+from tilec.ir import ops as O
+from tilec.ir.types import ScalarType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from support.build import build
 
 NVPTX_SPELLINGS = ("llvm.nvvm.read.ptx.sreg", "llvm.nvvm.barrier", "llvm.nvvm.shfl", "vprintf",
-                   "__assertfail", "ptx_kernel")  # fmt: skip
+                   "__assertfail", "ptx_kernel", "ld.global", "st.global", "atom.")  # fmt: skip
 
 
 def _call(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type = I32) -> ir.Value:
@@ -54,6 +58,55 @@ class OtherGpu(NvptxTarget):
     def shuffle_xor(self, b: ir.IRBuilder, v: ir.Value, lane_mask: int) -> ir.Value:
         return _call(b, f"other_shuffle_xor_{v.type}", [v, ir.Constant(I32, lane_mask)], v.type)
 
+    def masked_load(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        pred: ir.Value,
+        others: list[ir.Value],
+        mem_ty: ir.Type,
+        access: Access,
+    ) -> list[ir.Value]:
+        return [_call(b, "other_masked_load", [ptr, pred, o], mem_ty) for o in others]
+
+    def masked_store(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        pred: ir.Value,
+        vals: list[ir.Value],
+        mem_ty: ir.Type,
+        access: Access,
+    ) -> None:
+        for v in vals:
+            _call(b, "other_masked_store", [ptr, pred, v], VOID)
+
+    def atomic_rmw(
+        self,
+        b: ir.IRBuilder,
+        kind: O.AtomicKind,
+        ptr: ir.Value,
+        val: ir.Value,
+        pred: ir.Value,
+        elem: ScalarType,
+        sem: str,
+        scope: str,
+    ) -> ir.Value:
+        return _call(b, f"other_atomic_{kind.value}", [ptr, val, pred], val.type)
+
+    def atomic_cas(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        cmp: ir.Value,
+        val: ir.Value,
+        pred: ir.Value,
+        elem: ScalarType,
+        sem: str,
+        scope: str,
+    ) -> ir.Value:
+        return _call(b, "other_atomic_cas", [ptr, cmp, val, pred], val.type)
+
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
     ) -> None:
@@ -65,7 +118,16 @@ class OtherGpu(NvptxTarget):
         _call(b, "other_assert_fail", [message, file, ir.Constant(I32, line), function], VOID)
 
 
+@tilec.jit
+def atomics(x_ptr, out_ptr, lock, n, N: tl.constexpr):  # type: ignore[no-untyped-def]
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i, mask=i < n, other=0)
+    tl.atomic_add(out_ptr + i % 4, x, mask=i < n)
+    tl.store(out_ptr + 8, tl.atomic_cas(lock, 0, 1))
+
+
 KERNELS = {
+    "atomics": (atomics, ("*i32", "*i32", "*i32", "i32", 128)),
     "softmax": (K.softmax, ("*fp32", "*fp32", "i32", "i32", "i32", 1024)),
     "argmax_cumsum": (K.argmax_cumsum, ("*fp32", "*i32", "*fp32", 128)),
     "debug_print": (K.debug_print, ("*fp32", 64)),
@@ -89,8 +151,9 @@ def test_another_vendor_leaves_no_nvptx_call(name: str) -> None:
 
 def test_every_call_of_the_simt_core_goes_through_the_target() -> None:
     text = "".join(_llvm_ir(name, OtherGpu()) for name in KERNELS)
-    for name in ("program_id_0", "num_programs_0", "barrier", "shuffle_xor_float", "printf_",
-                 "assert_fail"):  # fmt: skip
+    calls = ("program_id_0", "num_programs_0", "barrier", "shuffle_xor_float", "printf_",
+             "assert_fail", "masked_load", "masked_store", "atomic_add", "atomic_cas")  # fmt: skip
+    for name in calls:
         assert f'@"other_{name}' in text, name
 
 

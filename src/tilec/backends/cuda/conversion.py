@@ -19,7 +19,7 @@ from .layout import Layout
 from .lowering_state import LoweringState
 from .thread_index import Index, Terms
 from .tile import Key, Tile
-from .types import I8, I32
+from .types import I8, I32, type_bytes
 
 
 def remap(
@@ -35,7 +35,7 @@ def remap(
     elem_ty = next(iter(tiles[0].regs.values())).type
     store_ty = I8 if elem_ty == ir.IntType(1) else elem_ty
     total = sum(_numel(t.shape) for t in tiles)
-    nbytes = _type_bytes(store_ty)
+    nbytes = type_bytes(store_ty)
     shift = (128 // nbytes).bit_length() - 1
     pad = max(1, 4 // nbytes)
     size = total + ((total - 1) >> shift) * pad + pad
@@ -108,7 +108,7 @@ class _Buffer:
     ) -> None:
         self.L, self.base, self.elem, self.shift, self.pad = L, base, elem, shift, pad
         self.bases: dict[Terms, ir.Value] = {}
-        self.bytes = _type_bytes(elem)
+        self.bytes = type_bytes(elem)
         vectorizable = isinstance(elem, ir.IntType) or str(elem) in _FLOATS
         self.max_vector = max(1, 16 // self.bytes) if vectorizable else 1
 
@@ -203,11 +203,3 @@ def _numel(shape: tuple[int, ...]) -> int:
     for d in shape:
         n *= d
     return n
-
-
-def _type_bytes(t: ir.Type) -> int:
-    if isinstance(t, ir.IntType):
-        return max(t.width // 8, 1)
-    if isinstance(t, ir.PointerType):
-        return 8
-    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(t)]

@@ -60,7 +60,7 @@ class Lowering:
     ) -> None:
         self.module, self.func, self.num_warps, self.arch = module, func, num_warps, arch
         # the vendor-specific calls (target_info.py)
-        self.target: TargetInfo = target if target is not None else NvptxTarget()
+        self.target: TargetInfo = target if target is not None else NvptxTarget(arch)
         self.rules = rules
         # the launch's num_stages for loops without their own (pipeline.py); None: no pipelining
         self.num_stages = num_stages

@@ -1,146 +1,21 @@
-"""Atomics as predicated inline PTX ``atom`` with the requested semantics and scope.
+"""Atomics: the target's predicated atomic per element, with the requested semantics and scope
+(inline PTX ``atom`` on NVPTX: ptx_atomic.py).
 
 Each element is updated once: replicated copies are masked off with the layout's owner mask. A
 scalar atomic runs in thread 0 between barriers and its old value reaches every thread through
 shared memory, so spin-lock loops on ``atomic_cas`` see one answer and a releasing ``atomic_xchg``
-publishes the whole block's stores. Float min/max use the integer
-ordering trick (PTX has no f32 atom.min/max before sm_90).
+publishes the whole block's stores.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
-from ...errors import UnsupportedFeature
 from ...ir import ops as O
 from ...ir.core import Op
-from ...ir.types import Kind, PointerType, ScalarType, TileType, element_of
-from . import intrinsics as intr
+from ...ir.types import PointerType, ScalarType, TileType, element_of
 from .lowering import Lowering, Rule, Tile
 from .types import I1
-
-_SEM = {"acq_rel": ".acq_rel", "acquire": ".acquire", "release": ".release", "relaxed": ".relaxed"}
-_SCOPE = {"gpu": ".gpu", "cta": ".cta", "sys": ".sys"}
-_BITWISE = {
-    O.AtomicKind.AND: "and",
-    O.AtomicKind.OR: "or",
-    O.AtomicKind.XOR: "xor",
-    O.AtomicKind.XCHG: "exch",
-}
-
-
-def _ptx_op(kind: O.AtomicKind, elem: ScalarType) -> tuple[str, str]:
-    """(operation, type suffix) for ``atom``."""
-    bits = elem.bits
-    if bits not in (32, 64):
-        raise UnsupportedFeature(f"atomic {kind.value} on {elem} (32- and 64-bit types only)")
-    if kind in _BITWISE:
-        return _BITWISE[kind], f"b{bits}"
-    if kind is O.AtomicKind.ADD:
-        return "add", (f"f{bits}" if elem.is_floating() else f"u{bits}")
-    if elem.is_floating():
-        raise UnsupportedFeature(f"atomic {kind.value} on floats is lowered by _float_minmax")
-    sign = "s" if elem.kind is Kind.SINT else "u"
-    return kind.value, f"{sign}{bits}"
-
-
-def _constraint(bits: int, floating: bool) -> str:
-    if floating:
-        return "f" if bits == 32 else "d"
-    return "r" if bits == 32 else "l"
-
-
-def atom(
-    L: Lowering,
-    kind: O.AtomicKind,
-    ptr: ir.Value,
-    val: ir.Value,
-    pred: ir.Value,
-    elem: ScalarType,
-    sem: str,
-    scope: str,
-) -> ir.Value:
-    if elem.is_floating() and kind in (O.AtomicKind.MAX, O.AtomicKind.MIN):
-        return _float_minmax(L, kind, ptr, val, pred, elem, sem, scope)
-    if elem.is_floating() and elem.bits == 16 and kind is O.AtomicKind.ADD:
-        return _half_add(L, ptr, val, pred, elem, sem, scope)
-    op, suffix = _ptx_op(kind, elem)
-    con = _constraint(elem.bits, elem.is_floating() and kind is O.AtomicKind.ADD)
-    if con in "fd" and kind is not O.AtomicKind.ADD:
-        con = "r" if elem.bits == 32 else "l"
-    text = f"mov.b{elem.bits} $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.{op}.{suffix} $0, [$1], $3;"
-    if con in "rl" and not isinstance(val.type, ir.IntType):
-        ival = L.b.bitcast(val, ir.IntType(elem.bits))
-        old = intr.asm(L.b, ival.type, text, f"={con},l,b,{con}", [ptr, pred, ival])
-        return L.b.bitcast(old, val.type)
-    return intr.asm(L.b, val.type, text, f"={con},l,b,{con}", [ptr, pred, val])
-
-
-def _half_add(
-    L: Lowering,
-    ptr: ir.Value,
-    val: ir.Value,
-    pred: ir.Value,
-    elem: ScalarType,
-    sem: str,
-    scope: str,
-) -> ir.Value:
-    """``atom.add.noftz`` on f16 (sm_70+) or bf16 (sm_90+)."""
-    kind = "bf16" if elem.is_bf16() else "f16"
-    if kind == "bf16" and L.arch < 90:
-        raise UnsupportedFeature("atomic add on bf16 needs sm_90 or newer")
-    text = (
-        f"mov.b16 $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.add.noftz.{kind} $0, [$1], $3;"
-    )
-    bits = L.b.bitcast(val, ir.IntType(16))
-    old = intr.asm(L.b, ir.IntType(16), text, "=h,l,b,h", [ptr, pred, bits])
-    return L.b.bitcast(old, val.type)
-
-
-def _float_minmax(
-    L: Lowering,
-    kind: O.AtomicKind,
-    ptr: ir.Value,
-    val: ir.Value,
-    pred: ir.Value,
-    elem: ScalarType,
-    sem: str,
-    scope: str,
-) -> ir.Value:
-    """max(x) = signed int max for x >= 0, unsigned int min for x < 0 (IEEE bit order)."""
-    b = L.b
-    ity = ir.IntType(elem.bits)
-    bits = b.bitcast(val, ity)
-    negative = b.icmp_signed("<", bits, ir.Constant(ity, 0))
-    sint = ScalarType(f"i{elem.bits}", Kind.SINT, elem.bits)
-    uint = ScalarType(f"u{elem.bits}", Kind.UINT, elem.bits)
-    is_max = kind is O.AtomicKind.MAX
-    pos_kind, neg_kind = (
-        (O.AtomicKind.MAX, O.AtomicKind.MIN) if is_max else (O.AtomicKind.MIN, O.AtomicKind.MAX)
-    )
-    pos = atom(L, pos_kind, ptr, bits, b.and_(pred, b.not_(negative)), sint, sem, scope)
-    neg = atom(L, neg_kind, ptr, bits, b.and_(pred, negative), uint, sem, scope)
-    return b.bitcast(b.select(negative, neg, pos), val.type)
-
-
-def cas(
-    L: Lowering,
-    ptr: ir.Value,
-    cmp: ir.Value,
-    val: ir.Value,
-    pred: ir.Value,
-    elem: ScalarType,
-    sem: str,
-    scope: str,
-) -> ir.Value:
-    if elem.bits not in (16, 32, 64):
-        raise UnsupportedFeature(f"atomic_cas on {elem}")
-    con = {16: "h", 32: "r", 64: "l"}[elem.bits]
-    ity = ir.IntType(elem.bits)
-    ci, vi = (x if isinstance(x.type, ir.IntType) else L.b.bitcast(x, ity) for x in (cmp, val))
-    text = f"mov.b{elem.bits} $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.cas.b{elem.bits} $0, [$1], $3, $4;"
-    old = intr.asm(L.b, ity, text, f"={con},l,b,{con},{con}", [ptr, pred, ci, vi])
-    return old if isinstance(val.type, ir.IntType) else L.b.bitcast(old, val.type)
 
 
 def _elem(op: Op) -> ScalarType:
@@ -193,14 +68,14 @@ def _broadcast_from_thread0(L: Lowering, value: ir.Value) -> ir.Value:
 
 def _rmw(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.AtomicRMWOp)
-    elem = _elem(op)
-    _run(L, op, lambda p, a, m: atom(L, op.kind, p, a[0], m, elem, op.sem, op.scope))
+    elem, kind, sem, scope = _elem(op), op.kind, op.sem, op.scope
+    _run(L, op, lambda p, a, m: L.target.atomic_rmw(L.b, kind, p, a[0], m, elem, sem, scope))
 
 
 def _cas(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.AtomicCASOp)
-    elem = _elem(op)
-    _run(L, op, lambda p, a, m: cas(L, p, a[0], a[1], m, elem, op.sem, op.scope))
+    elem, sem, scope = _elem(op), op.sem, op.scope
+    _run(L, op, lambda p, a, m: L.target.atomic_cas(L.b, p, a[0], a[1], m, elem, sem, scope))
 
 
 RULES: dict[type, Rule] = {O.AtomicRMWOp: _rmw, O.AtomicCASOp: _cas}

@@ -1,11 +1,11 @@
 """What the SIMT lowering asks of the GPU it targets, behind one object (Lowering.target).
 
-The rules get thread and program ids, the block barrier, warp shuffles, printf and assert, the
-fence between shared-memory stores and the async proxy, and where shared memory and constant
-strings live from a TargetInfo, never by naming an intrinsic. NvptxTarget spells them for
-NVPTX (through intrinsics.py); a second GPU vendor is another implementation of the Protocol.
-What is NVIDIA's own by nature stays in its modules: tensor cores (mma, wgmma), cp.async, and
-the inline-PTX loads, stores and atomics.
+The rules get thread and program ids, the block barrier, warp shuffles, predicated global loads,
+stores and atomics, printf and assert, the fence between shared-memory stores and the async
+proxy, and where shared memory and constant strings live from a TargetInfo, never by naming an
+intrinsic or writing PTX. NvptxTarget spells them for NVPTX (intrinsics.py, ptx_memory.py,
+ptx_atomic.py); a second GPU vendor is another implementation of the Protocol. What is NVIDIA's
+own by nature stays in its modules: tensor cores (mma, wgmma), cp.async, ptxas-exact division.
 """
 
 from __future__ import annotations
@@ -15,9 +15,25 @@ from typing import Protocol
 
 from llvmlite import ir
 
+from ...ir import ops as O
+from ...ir.types import ScalarType
 from . import intrinsics as intr
+from . import ptx_atomic, ptx_memory
 from .layout import WARP_SIZE
 from .types import GENERIC_PTR, I8, I32, I64, SHARED_PTR, VOID
+
+
+@dataclass(frozen=True)
+class Access:
+    """How a global load or store is made: a cache hint tl accepts ('' for none), volatility."""
+
+    hint: str = ""
+    volatile: bool = False
+
+    @property
+    def plain(self) -> bool:
+        """Nothing asked of the access but the value: an ordinary LLVM load or store does."""
+        return not self.hint and not self.volatile
 
 
 class TargetInfo(Protocol):
@@ -63,6 +79,59 @@ class TargetInfo(Protocol):
         """A NUL-terminated constant string, as a generic pointer at ``b``."""
         ...
 
+    def masked_load(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        pred: ir.Value,
+        others: list[ir.Value],
+        mem_ty: ir.Type,
+        access: Access,
+    ) -> list[ir.Value]:
+        """``len(others)`` consecutive values of ``mem_ty`` from global ``ptr`` in one access
+        where ``pred`` holds, else ``others``."""
+        ...
+
+    def masked_store(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        pred: ir.Value,
+        vals: list[ir.Value],
+        mem_ty: ir.Type,
+        access: Access,
+    ) -> None:
+        """Store ``vals`` to global ``ptr`` in one access where ``pred`` holds."""
+        ...
+
+    def atomic_rmw(
+        self,
+        b: ir.IRBuilder,
+        kind: O.AtomicKind,
+        ptr: ir.Value,
+        val: ir.Value,
+        pred: ir.Value,
+        elem: ScalarType,
+        sem: str,
+        scope: str,
+    ) -> ir.Value:
+        """The old value at ``ptr``, updated by ``kind`` with ``val`` where ``pred`` holds."""
+        ...
+
+    def atomic_cas(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        cmp: ir.Value,
+        val: ir.Value,
+        pred: ir.Value,
+        elem: ScalarType,
+        sem: str,
+        scope: str,
+    ) -> ir.Value:
+        """The old value at ``ptr``, replaced by ``val`` if it equals ``cmp`` where ``pred``."""
+        ...
+
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
     ) -> None:
@@ -82,6 +151,7 @@ class NvptxTarget:
     """NVIDIA GPUs through LLVM's NVPTX back end: special registers, ``bar.sync``,
     ``shfl.sync``, and the CUDA runtime's ``vprintf`` and ``__assertfail``."""
 
+    arch: int = 80  # the compute capability as a number (bf16 atomic adds need 90)
     warp_size: int = WARP_SIZE
     kernel_convention: str = "ptx_kernel"
 
@@ -119,6 +189,55 @@ class NvptxTarget:
         g.global_constant = True
         g.initializer = ir.Constant(ty, data)
         return b.addrspacecast(g, GENERIC_PTR)
+
+    def masked_load(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        pred: ir.Value,
+        others: list[ir.Value],
+        mem_ty: ir.Type,
+        access: Access,
+    ) -> list[ir.Value]:
+        modifier = ".volatile.global" if access.volatile else ".global" + access.hint
+        return ptx_memory.masked_load(b, ptr, pred, others, mem_ty, modifier)
+
+    def masked_store(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        pred: ir.Value,
+        vals: list[ir.Value],
+        mem_ty: ir.Type,
+        access: Access,
+    ) -> None:
+        ptx_memory.masked_store(b, ptr, pred, vals, mem_ty, access.hint)
+
+    def atomic_rmw(
+        self,
+        b: ir.IRBuilder,
+        kind: O.AtomicKind,
+        ptr: ir.Value,
+        val: ir.Value,
+        pred: ir.Value,
+        elem: ScalarType,
+        sem: str,
+        scope: str,
+    ) -> ir.Value:
+        return ptx_atomic.atom(b, self.arch, kind, ptr, val, pred, elem, sem, scope)
+
+    def atomic_cas(
+        self,
+        b: ir.IRBuilder,
+        ptr: ir.Value,
+        cmp: ir.Value,
+        val: ir.Value,
+        pred: ir.Value,
+        elem: ScalarType,
+        sem: str,
+        scope: str,
+    ) -> ir.Value:
+        return ptx_atomic.cas(b, ptr, cmp, val, pred, elem, sem, scope)
 
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]

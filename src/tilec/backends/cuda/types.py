@@ -53,5 +53,14 @@ def byte_size(t: Element) -> int:
     return max(t.bits // 8, 1)
 
 
+def type_bytes(t: ir.Type) -> int:
+    """Bytes one value of the llvmlite type ``t`` occupies in memory."""
+    if isinstance(t, ir.IntType):
+        return max(t.width // 8, 1)
+    if isinstance(t, ir.PointerType):
+        return 8
+    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(t)]
+
+
 def is_float(t: ir.Type) -> bool:
     return isinstance(t, (ir.HalfType, ir.FloatType, ir.DoubleType, BFloatType))
