@@ -1,9 +1,10 @@
 """The SIMT lowering reaches the GPU only through its TargetInfo (target_info.py), offline.
 
 A stand-in vendor that spells every call differently lowers tutorial kernels (program and
-thread ids, warp-shuffle and cross-warp reductions, masked loads and stores, atomics,
+thread ids, warp-shuffle and cross-warp reductions, masked loads and stores, atomics, math,
 device_print, device_assert) to LLVM IR with none of NVPTX's special registers, barriers,
-shuffles, inline-PTX accesses, vprintf or __assertfail left; the NVPTX target is the default.
+shuffles, inline-PTX accesses, ex2.approx, vprintf or __assertfail left; the NVPTX target is
+the default.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from support.build import build
 
 NVPTX_SPELLINGS = ("llvm.nvvm.read.ptx.sreg", "llvm.nvvm.barrier", "llvm.nvvm.shfl", "vprintf",
-                   "__assertfail", "ptx_kernel", "ld.global", "st.global", "atom.")  # fmt: skip
+                   "__assertfail", "ptx_kernel", "ld.global", "st.global", "atom.",
+                   "llvm.nvvm.ex2.approx")  # fmt: skip
 
 
 def _call(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type = I32) -> ir.Value:
@@ -107,6 +109,11 @@ class OtherGpu(NvptxTarget):
     ) -> ir.Value:
         return _call(b, "other_atomic_cas", [ptr, cmp, val, pred], val.type)
 
+    def math(
+        self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
+    ) -> ir.Value:
+        return _call(b, f"other_math_{fn}", args, args[0].type)
+
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
     ) -> None:
@@ -152,7 +159,8 @@ def test_another_vendor_leaves_no_nvptx_call(name: str) -> None:
 def test_every_call_of_the_simt_core_goes_through_the_target() -> None:
     text = "".join(_llvm_ir(name, OtherGpu()) for name in KERNELS)
     calls = ("program_id_0", "num_programs_0", "barrier", "shuffle_xor_float", "printf_",
-             "assert_fail", "masked_load", "masked_store", "atomic_add", "atomic_cas")  # fmt: skip
+             "assert_fail", "masked_load", "masked_store", "atomic_add", "atomic_cas",
+             "math_exp")  # fmt: skip
     for name in calls:
         assert f'@"other_{name}' in text, name
 

@@ -39,15 +39,6 @@ def shuffle_xor(b: ir.IRBuilder, v: ir.Value, lane_mask: int) -> ir.Value:
     return _through_i32(b, v, shfl32)
 
 
-def shuffle_up(b: ir.IRBuilder, v: ir.Value, delta: int) -> ir.Value:
-    fn = declare(b, "llvm.nvvm.shfl.sync.up.i32", I32, [I32, I32, I32, I32])
-
-    def shfl32(x: ir.Value) -> ir.Value:
-        return b.call(fn, [ir.Constant(I32, -1), x, ir.Constant(I32, delta), ir.Constant(I32, 0)])
-
-    return _through_i32(b, v, shfl32)
-
-
 def _through_i32(b: ir.IRBuilder, v: ir.Value, op: object) -> ir.Value:
     ty = v.type
     bits = _bits(ty)
@@ -83,10 +74,6 @@ def ex2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def lg2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.call(declare(b, "llvm.nvvm.lg2.approx.f", F32, [F32]), [x])
-
-
-def unary_f32(b: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
-    return b.call(declare(b, name, F32, [F32]), [x])
 
 
 def llvm_intrinsic(

@@ -13,7 +13,7 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import PointerType, ScalarType, TileType, element_of, float32
-from . import fdiv, math_functions, range_compare, scalar_ops
+from . import fdiv, range_compare, scalar_ops
 from . import intrinsics as intr
 from .layout import expand
 from .lowering import Lowering, Rule, Tile
@@ -79,7 +79,7 @@ def _compare(L: Lowering, op: Op) -> None:
 def _math(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.MathOp)
     elem = _scalar_elem(op)
-    elementwise(L, op, lambda a: math_functions.apply(L.b, op.fn, a, elem, op.fast, L.arch))
+    elementwise(L, op, lambda a: L.target.math(L.b, op.fn, a, elem, op.fast))
 
 
 def _select(L: Lowering, op: Op) -> None:

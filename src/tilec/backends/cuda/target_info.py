@@ -1,11 +1,12 @@
 """What the SIMT lowering asks of the GPU it targets, behind one object (Lowering.target).
 
 The rules get thread and program ids, the block barrier, warp shuffles, predicated global loads,
-stores and atomics, printf and assert, the fence between shared-memory stores and the async
-proxy, and where shared memory and constant strings live from a TargetInfo, never by naming an
-intrinsic or writing PTX. NvptxTarget spells them for NVPTX (intrinsics.py, ptx_memory.py,
-ptx_atomic.py); a second GPU vendor is another implementation of the Protocol. What is NVIDIA's
-own by nature stays in its modules: tensor cores (mma, wgmma), cp.async, ptxas-exact division.
+stores and atomics, math functions, printf and assert, the fence between shared-memory stores
+and the async proxy, and where shared memory and constant strings live from a TargetInfo, never
+by naming an intrinsic or writing PTX. NvptxTarget spells them for NVPTX (intrinsics.py,
+ptx_memory.py, ptx_atomic.py, math_functions.py); a second GPU vendor is another implementation
+of the Protocol. What is NVIDIA's own by nature stays in its modules: tensor cores (mma, wgmma),
+cp.async, ptxas-exact division.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.types import ScalarType
 from . import intrinsics as intr
-from . import ptx_atomic, ptx_memory
+from . import math_functions, ptx_atomic, ptx_memory
 from .layout import WARP_SIZE
 from .types import GENERIC_PTR, I8, I32, I64, SHARED_PTR, VOID
 
@@ -132,6 +133,13 @@ class TargetInfo(Protocol):
         """The old value at ``ptr``, replaced by ``val`` if it equals ``cmp`` where ``pred``."""
         ...
 
+    def math(
+        self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
+    ) -> ir.Value:
+        """The math function ``fn`` (tl's name) of one element of type ``elem``; ``fast``
+        allows the approximations tl.math's fast functions permit."""
+        ...
+
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
     ) -> None:
@@ -151,7 +159,7 @@ class NvptxTarget:
     """NVIDIA GPUs through LLVM's NVPTX back end: special registers, ``bar.sync``,
     ``shfl.sync``, and the CUDA runtime's ``vprintf`` and ``__assertfail``."""
 
-    arch: int = 80  # the compute capability as a number (bf16 atomic adds need 90)
+    arch: int = 80  # the compute capability (bf16 atomic adds need 90, tanh.approx 75)
     warp_size: int = WARP_SIZE
     kernel_convention: str = "ptx_kernel"
 
@@ -238,6 +246,11 @@ class NvptxTarget:
         scope: str,
     ) -> ir.Value:
         return ptx_atomic.cas(b, ptr, cmp, val, pred, elem, sem, scope)
+
+    def math(
+        self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
+    ) -> ir.Value:
+        return math_functions.apply(b, fn, args, elem, fast, self.arch)
 
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
