@@ -13,8 +13,21 @@ import pytest
 import tilec
 import tilec.language as tl
 from support.run import jit, poisoned, random
+from tilec import config
+from tilec.backends import launcher
 from tilec.errors import OutOfBoundsError
 from tilec.tools.tensor_descriptor import TensorDescriptor
+
+
+@pytest.fixture(
+    autouse=True, params=[pytest.param(True, id="python"), pytest.param(False, id="native")]
+)
+def launch_path(request):
+    """Every test on both CPU launch paths: the generated Python one and the native one."""
+    if not request.param and launcher.native_module() is None:
+        pytest.skip("needs the native launcher (tilec._launcher)")
+    with config.override(disable_launcher=request.param):
+        yield
 
 
 class View(NamedTuple):
