@@ -2,14 +2,15 @@
 
 A stand-in vendor that spells every call differently lowers tutorial kernels (program and
 thread ids, warp-shuffle and cross-warp reductions, masked loads and stores, atomics, math,
-device_print, device_assert) to LLVM IR with none of NVPTX's special registers, barriers,
-shuffles, inline-PTX accesses, ex2.approx, vprintf or __assertfail left; the NVPTX target is
-the default.
+grouped division, device_print, device_assert) to LLVM IR with none of NVPTX's special
+registers, barriers, shuffles, inline-PTX accesses, ex2.approx, vprintf or __assertfail left;
+the NVPTX target is the default.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,7 @@ class OtherGpu(NvptxTarget):
     """Another vendor as a small delta: each call under a name of its own."""
 
     kernel_convention: str = "amdgpu_kernel"
+    f32_divide_group: int = 2
 
     def thread_id(self, b: ir.IRBuilder) -> ir.Value:
         return _call(b, "other_thread_id", [])
@@ -109,6 +111,11 @@ class OtherGpu(NvptxTarget):
     ) -> ir.Value:
         return _call(b, "other_atomic_cas", [ptr, cmp, val, pred], val.type)
 
+    def divide_f32(
+        self, b: ir.IRBuilder, pairs: Sequence[tuple[ir.Value, ir.Value]]
+    ) -> list[ir.Value]:
+        return [_call(b, "other_divide", [x, y], x.type) for x, y in pairs]
+
     def math(
         self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
     ) -> ir.Value:
@@ -160,7 +167,7 @@ def test_every_call_of_the_simt_core_goes_through_the_target() -> None:
     text = "".join(_llvm_ir(name, OtherGpu()) for name in KERNELS)
     calls = ("program_id_0", "num_programs_0", "barrier", "shuffle_xor_float", "printf_",
              "assert_fail", "masked_load", "masked_store", "atomic_add", "atomic_cas",
-             "math_exp")  # fmt: skip
+             "math_exp", "divide")  # fmt: skip
     for name in calls:
         assert f'@"other_{name}' in text, name
 

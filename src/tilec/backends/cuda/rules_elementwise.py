@@ -13,8 +13,8 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import PointerType, ScalarType, TileType, element_of, float32
-from . import fdiv, range_compare, scalar_ops
 from . import intrinsics as intr
+from . import range_compare, scalar_ops
 from .layout import expand
 from .lowering import Lowering, Rule, Tile
 from .types import I32, memory_type
@@ -53,18 +53,19 @@ def _binary(L: Lowering, op: Op) -> None:
 
 
 def _divide(L: Lowering, op: Op) -> bool:
-    """fp32 division of a tile with many registers per thread, in groups (see fdiv.py); False
-    leaves smaller tiles and scalars to ``div.rn.f32`` one by one."""
+    """fp32 division of a tile with many registers per thread, in groups where the target
+    has them (fdiv.py on NVPTX); False leaves smaller tiles and scalars to ``fdiv`` one by one."""
     result = op.results[0]
     if not isinstance(result.type, TileType):
         return False
     layout = L.want(result)
     keys = L.keys(layout, result.type.shape)
-    if len(keys) < fdiv.GROUP:
+    group = L.target.f32_divide_group
+    if not group or len(keys) < group:
         return False
     x, y = (L.value(v, layout) for v in op.operands)
     pairs = [tuple(v.regs[k] if isinstance(v, Tile) else v for v in (x, y)) for k in keys]
-    L.set(result, Tile(layout, result.type.shape, dict(zip(keys, fdiv.divide(L.b, pairs)))))
+    L.set(result, Tile(layout, result.type.shape, dict(zip(keys, L.target.divide_f32(L.b, pairs)))))
     return True
 
 

@@ -1,16 +1,17 @@
 """What the SIMT lowering asks of the GPU it targets, behind one object (Lowering.target).
 
 The rules get thread and program ids, the block barrier, warp shuffles, predicated global loads,
-stores and atomics, math functions, printf and assert, the fence between shared-memory stores
-and the async proxy, and where shared memory and constant strings live from a TargetInfo, never
-by naming an intrinsic or writing PTX. NvptxTarget spells them for NVPTX (intrinsics.py,
-ptx_memory.py, ptx_atomic.py, math_functions.py); a second GPU vendor is another implementation
-of the Protocol. What is NVIDIA's own by nature stays in its modules: tensor cores (mma, wgmma),
-cp.async, ptxas-exact division.
+stores and atomics, math functions and grouped fp32 division, printf and assert, the fence
+between shared-memory stores and the async proxy, and where shared memory and constant strings
+live from a TargetInfo, never by naming an intrinsic or writing PTX. NvptxTarget spells them for
+NVPTX (intrinsics.py, ptx_memory.py, ptx_atomic.py, math_functions.py, fdiv.py); a second GPU
+vendor is another implementation of the Protocol. What is NVIDIA's own by nature stays in its
+modules: tensor cores (mma, wgmma) and cp.async.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -18,8 +19,8 @@ from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.types import ScalarType
+from . import fdiv, math_functions, ptx_atomic, ptx_memory
 from . import intrinsics as intr
-from . import math_functions, ptx_atomic, ptx_memory
 from .layout import WARP_SIZE
 from .types import GENERIC_PTR, I8, I32, I64, SHARED_PTR, VOID
 
@@ -133,6 +134,18 @@ class TargetInfo(Protocol):
         """The old value at ``ptr``, replaced by ``val`` if it equals ``cmp`` where ``pred``."""
         ...
 
+    @property
+    def f32_divide_group(self) -> int:
+        """The fewest fp32 quotients per thread worth dividing together (divide_f32); 0: the
+        target divides one by one (``fdiv``)."""
+        ...
+
+    def divide_f32(
+        self, b: ir.IRBuilder, pairs: Sequence[tuple[ir.Value, ir.Value]]
+    ) -> list[ir.Value]:
+        """Correctly rounded ``x / y`` for every fp32 pair, in order."""
+        ...
+
     def math(
         self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
     ) -> ir.Value:
@@ -162,6 +175,8 @@ class NvptxTarget:
     arch: int = 80  # the compute capability (bf16 atomic adds need 90, tanh.approx 75)
     warp_size: int = WARP_SIZE
     kernel_convention: str = "ptx_kernel"
+    # ptxas expands each div.rn.f32 with a slow-path call; groups share one branch (fdiv.py)
+    f32_divide_group: int = fdiv.GROUP
 
     def thread_id(self, b: ir.IRBuilder) -> ir.Value:
         return intr.sreg(b, "tid.x")
@@ -246,6 +261,11 @@ class NvptxTarget:
         scope: str,
     ) -> ir.Value:
         return ptx_atomic.cas(b, ptr, cmp, val, pred, elem, sem, scope)
+
+    def divide_f32(
+        self, b: ir.IRBuilder, pairs: Sequence[tuple[ir.Value, ir.Value]]
+    ) -> list[ir.Value]:
+        return fdiv.divide(b, pairs)
 
     def math(
         self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
