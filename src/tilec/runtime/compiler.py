@@ -13,7 +13,7 @@ import dataclasses
 import hashlib
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,18 @@ def source_key(fn: Any) -> str:
     return cached if isinstance(cached, str) else fingerprint(_python_function(fn))
 
 
+def _jit_values(value: Any) -> Iterator[Any]:
+    """The @jit functions among compile-time argument values (in tuples and lists too): their
+    source is not in the kernel's fingerprint, which covers what the kernel reads itself."""
+    if getattr(value, "__tilec_jit__", False):
+        yield value
+    elif isinstance(value, ArgSpec):
+        yield from _jit_values(value.value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _jit_values(v)
+
+
 def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: CompileOptions) -> str:
     """The content address of one compiled specialization."""
     parts = [
@@ -60,6 +72,7 @@ def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: Compil
         f"python {sys.version_info[0]}.{sys.version_info[1]}",
         f"source {source_key(fn)}",
         f"specs {[repr(s) for s in specs]}",
+        f"jit values {[source_key(j) for s in specs for j in _jit_values(s)]}",
         f"target {target!r}",
         f"toolchain {registry.toolchain_key(target.kind)}",
         f"options {options!r}",

@@ -384,6 +384,8 @@ def describe_unspecialized(value: Any) -> tuple[Any, Any]:
 def constexpr_key(value: Any) -> Any:
     """The key part of a constexpr value: the value, tagged by type so ``1`` and ``True`` differ."""
     value = getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
+    if getattr(type(value), "__tilec_jit__", False):  # a @jit function: its source too, as
+        return (type(value), value, value.cache_key)  # Triton keys it (a changed one recompiles)
     try:
         hash(value)
     except TypeError:
