@@ -9,7 +9,7 @@ Lowering itself.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from llvmlite import ir
 
@@ -50,7 +50,7 @@ class LoweringState(Protocol):
 
     def index_value(self, idx: Index, builder: ir.IRBuilder | None = None) -> ir.Value: ...
 
-    def linear(self, coords: list, shape: tuple[int, ...]) -> ir.Value | Index: ...  # type: ignore[type-arg]
+    def linear(self, coords: list[Any], shape: tuple[int, ...]) -> ir.Value | Index: ...
 
     def smem(self, nbytes: int, align: int = 16) -> ir.Value: ...
 

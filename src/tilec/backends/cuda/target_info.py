@@ -42,7 +42,9 @@ class TargetInfo(Protocol):
     """The vendor-specific calls of the SIMT lowering."""
 
     @property
-    def warp_size(self) -> int: ...
+    def warp_size(self) -> int:
+        """Threads that run in lock step and trade registers by shuffles (lane and warp ids)."""
+        ...
 
     @property
     def kernel_convention(self) -> str:
