@@ -37,7 +37,9 @@ def _compile(torch: Any, graph: Any, backend: str, args: tuple[Any, ...]) -> tup
     The backend is an option of this compilation, not the global Inductor config: Dynamo keeps
     one cache entry per backend on the function's code, and a later call of the other
     compilation would otherwise run whichever code the config names at that moment."""
-    compiled = torch.compile(graph.fn, options={"cpu_backend": backend})
+    compiled = torch.compile(
+        graph.fn, dynamic=graph.dynamic or None, options={"cpu_backend": backend}
+    )
     start = time.perf_counter()
     call(graph, compiled, tuple(a.detach().requires_grad_(graph.backward) for a in args))
     return compiled, time.perf_counter() - start

@@ -32,6 +32,7 @@ SIZES: dict[str, tuple[Inputs, Inputs]] = {
                        t.randn(1024, 512) / 32)),
     "block": (lambda t: graphs().block_inputs(t, 512, 256),
               lambda t: graphs().block_inputs(t, 64, 256)),
+    "dynamic": (lambda t: (t.randn(4096, 1024),), lambda t: (t.randn(256, 1024),)),
 }  # fmt: skip
 
 
