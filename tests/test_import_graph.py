@@ -243,7 +243,6 @@ LAZY: dict[tuple[str, str], str] = {
     ("tilec.backends.cpu", "tilec.backends.cpu.driver"): _BACKEND_FACE,
     ("tilec.backends.cuda", "tilec.backends.cuda.compiler"): _BACKEND_FACE,
     ("tilec.backends.cuda", "tilec.backends.cuda.driver"): _BACKEND_FACE,
-    ("tilec.backends.cuda.toolchain", "tilec.platform.toolchain"): "cuda: pending",
     ("tilec.backends.target", "tilec.errors"): "pending: no cycle, can move to the top",
     ("tilec.cli", "tilec.platform.doctor"): "each subcommand loads only what it runs",
     ("tilec.cli", "tilec.compile_cli"): "each subcommand loads only what it runs",

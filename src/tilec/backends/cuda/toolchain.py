@@ -14,13 +14,12 @@ from typing import Any
 
 from ...platform.matrix import version_tuple
 from ...platform.target import NVJITLINK, PTXAS, Assembler
+from ...platform.toolchain import stamp, toolchain
 
 
 @cache
 def _platform() -> Any:
     try:
-        from ...platform.toolchain import toolchain
-
         return toolchain()
     except Exception:  # a broken probe must not stop compilation; fall back to pathfinder
         return None
@@ -112,6 +111,4 @@ def identity() -> str:
     nvJitLink and libdevice the search could pick, with size and modification time. In the cache
     key, so a kernel assembled by another ptxas, or cached as PTX only while no assembler was
     found, is not reused once they change."""
-    from ...platform.toolchain import stamp
-
     return stamp()
