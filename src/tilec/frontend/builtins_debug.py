@@ -25,12 +25,21 @@ def static_assert(ctx: Any, cond: Any, msg: Any = "") -> None:
         raise CompileTimeAssertionFailure(f"static_assert failed{': ' + str(text) if text else ''}")
 
 
+def _static_text(v: Any) -> str:
+    """A value as static_print shows it; a tensor as Triton shows one, its element type and
+    its shape's compile-time sizes (``int32[constexpr[128]]``)."""
+    if not isinstance(v, Tensor):
+        return str(v)
+    dims = ", ".join(f"constexpr[{d}]" for d in v.shape)
+    return f"{getattr(v.dtype, 'name', v.dtype)}[{dims}]"
+
+
 @builtin()
 def static_print(
     ctx: Any, *values: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: Any = False
 ) -> None:
     """Print while compiling (tensors print as their type)."""
-    text = [repr(v) if isinstance(v, Tensor) else str(unwrap(v)) for v in values]
+    text = [_static_text(unwrap(v)) for v in values]
     print(
         *text,
         sep=unwrap(sep),
@@ -40,7 +49,20 @@ def static_print(
     )
 
 
+def print_prefix(prefix: str, has_values: bool) -> str:
+    """The prefix as Triton prints it: ending in ": " before values, and a prefix longer than
+    two characters starting with a space (``"x"`` -> ``" x: "``, ``""`` -> ``": "``)."""
+    if has_values and not prefix.endswith(" "):
+        prefix += " "
+    if has_values and not prefix.endswith(": "):
+        prefix = prefix[:-1] + ": "
+    if len(prefix) > 2 and not prefix.startswith(" "):
+        prefix = " " + prefix
+    return prefix
+
+
 def _print(ctx: Any, prefix: str, args: tuple[Any, ...], hex: bool) -> None:
+    prefix = print_prefix(prefix, bool(args))
     values = []
     for a in args:
         a = unwrap(a)

@@ -10,6 +10,8 @@ program runs on (leaving early could strand the other threads at a barrier).
 
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir
 
 from ...ir import ops as O
@@ -51,23 +53,33 @@ def _printf(L: Lowering, fmt: str, args: list[ir.Value]) -> None:
     L.target.printf(L.b, L.prologue, L.global_string(fmt), args)
 
 
+def _index_format(shape: tuple[int, ...]) -> str:
+    """Each index padded to its dimension's width, as Triton (and the CPU backend) print it."""
+    widths = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
+    return ", ".join(f"%{w}u" if w else "%u" for w in widths)
+
+
 def _print(L: Lowering, op: Op) -> None:
+    """Triton's lines: ``pid (x, y, z) idx (i, j)<prefix><value>``; the frontend has given the
+    prefix its spaces and colon (frontend/builtins_debug.print_prefix)."""
     assert isinstance(op, O.PrintOp)
     pid = [L.target.program_id(L.b, axis) for axis in range(3)]
     if not op.operands:
-        _printf(L, f"pid (%u, %u, %u) {op.prefix}\n", pid)
-    for v in op.operands:
+        _printf(L, f"pid (%u, %u, %u){op.prefix}\n", pid)
+    for k, v in enumerate(op.operands):
         conv, how = _format(element_of(v.type), op.hex)
+        conv = (f"(operand {k}) " if len(op.operands) > 1 else "") + conv
         got = L.env[v]
         if not isinstance(got, Tile):
-            _printf(L, f"pid (%u, %u, %u) {op.prefix}{conv}\n", [*pid, _widen(L.b, got, how)])
+            args = [*pid, _widen(L.b, got, how)]
+            _printf(L, f"pid (%u, %u, %u) idx (){op.prefix}{conv}\n", args)
             continue
         owner = L.owner_mask(got.layout, got.shape)
-        idx_fmt = ", ".join(["%u"] * len(got.shape))
+        idx_fmt = _index_format(got.shape)
         for key, reg in got.regs.items():
             coords = L.coord(got.layout, got.shape, key)
             args = [*pid, *coords, _widen(L.b, reg, how)]
-            fmt = f"pid (%u, %u, %u) idx ({idx_fmt}) {op.prefix}{conv}\n"
+            fmt = f"pid (%u, %u, %u) idx ({idx_fmt}){op.prefix}{conv}\n"
             if owner is None:
                 _printf(L, fmt, args)
             else:
