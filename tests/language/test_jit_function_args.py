@@ -58,3 +58,13 @@ def test_disk_cache_key_follows_the_function_source():
     helper._unsafe_update_src("def scale(x):\n    return x * 3\n")
     specs = (S.spec_from_key("f", S.constexpr_key(helper), True),)
     assert compiler.cache_key(apply_constexpr, specs, target, options) != before
+
+
+def test_library_function_as_a_value():
+    """tl's own functions (keyed by the compiler's fingerprint) pass the same way."""
+    x = random(16, np.float32)
+    y = poisoned(16, np.float32)
+    apply_constexpr[(1,)](y, x, tl.abs)
+    np.testing.assert_array_equal(y, np.abs(x))
+    apply_in_tuple[(1,)](y, x, (tl.sigmoid,))
+    np.testing.assert_allclose(y, 1 / (1 + np.exp(-x.astype(np.float64))), rtol=1e-6)

@@ -54,8 +54,8 @@ def source_key(fn: Any) -> str:
 def _jit_values(value: Any) -> Iterator[Any]:
     """The @jit functions among compile-time argument values (in tuples and lists too): their
     source is not in the kernel's fingerprint, which covers what the kernel reads itself."""
-    if getattr(value, "__tilec_jit__", False):
-        yield value
+    if getattr(value, "__tilec_jit__", False) and not getattr(value, "__tilec_library__", False):
+        yield value  # (tl's library functions are in the compiler fingerprint)
     elif isinstance(value, ArgSpec):
         yield from _jit_values(value.value)
     elif isinstance(value, (tuple, list)):

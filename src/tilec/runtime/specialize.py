@@ -381,11 +381,18 @@ def describe_unspecialized(value: Any) -> tuple[Any, Any]:
     return _unspecialized_key(key), v
 
 
+def _user_jit(value: Any) -> bool:
+    """A @jit function of the user's (tl's own library functions are keyed by the compiler
+    fingerprint)."""
+    t = type(value)
+    return bool(getattr(t, "__tilec_jit__", False) and not getattr(t, "__tilec_library__", False))
+
+
 def constexpr_key(value: Any) -> Any:
     """The key part of a constexpr value: the value, tagged by type so ``1`` and ``True`` differ."""
     value = getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
-    if getattr(type(value), "__tilec_jit__", False):  # a @jit function: its source too, as
-        return (type(value), value, value.cache_key)  # Triton keys it (a changed one recompiles)
+    if _user_jit(value):  # a @jit function: its source too, as Triton keys it (a changed one
+        return (type(value), value, value.cache_key)  # is compiled again)
     try:
         hash(value)
     except TypeError:
