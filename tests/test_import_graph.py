@@ -180,14 +180,7 @@ def test_no_import_cycles() -> None:
 
 # Cycles that run through a package's ``__init__`` (importing any module of a package runs it
 # first), by the packages they lie in: each must still exist, and no other may appear.
-OPEN_THROUGH_PACKAGES: dict[tuple[str, ...], str] = {
-    ("tilec.frontend", "tilec.language"): (
-        "pending: frontend.values and frontend.scope import tilec.language.constexpr, whose "
-        "package imports the frontend's builtins, so `import tilec.frontend` before "
-        "tilec.language fails; constexpr (and tl.range, tuple_type, which the frontend imports "
-        "inside functions) belong below the frontend"
-    ),
-}
+OPEN_THROUGH_PACKAGES: dict[tuple[str, ...], str] = {}
 
 
 def _within(component: list[str], scope: tuple[str, ...]) -> bool:
@@ -233,10 +226,6 @@ _COMPILER_HALF = (
     "on a cache miss only: a warm launch never loads the compiler half "
     "(tests/runtime/test_warm_load_imports.py)"
 )
-_LANGUAGE_BACK_EDGE = (
-    "pending: a back-edge (the language imports the frontend), which fails at the top; "
-    "tl.range, static_range and tuple_type belong below the frontend, as the builtins do"
-)
 _COMPAT = "pending: no cycle, can move to the top once the compat package's start-up cost is known"
 LAZY: dict[tuple[str, str], str] = {
     ("tilec.backends.cpu", "tilec.backends.cpu.compiler"): _BACKEND_FACE,
@@ -281,17 +270,11 @@ LAZY: dict[tuple[str, str], str] = {
     ("tilec.compat.triton.compiler.launcher", "tilec.runtime.dtypes"): _COMPAT,
     ("tilec.compat.triton.compiler.launcher", "tilec.runtime.direct_launch"): _COMPAT,
     ("tilec.compat.triton.runtime", "tilec.runtime"): "triton's names load on first access",
-    ("tilec.frontend.control_flow", "tilec.language.core"): _LANGUAGE_BACK_EDGE,
-    ("tilec.frontend.operators", "tilec.language.tuples"): _LANGUAGE_BACK_EDGE,
     ("tilec.ir.ops.arith", "tilec.ir.types"): "pending: no cycle, can move to the top",
     ("tilec.language", "tilec.errors"): "pending: no cycle, can move to the top",
     ("tilec.language.aggregate", "tilec.frontend.values"): "pending: no cycle, can move to the top",
     ("tilec.language.core", "tilec.errors"): "pending: no cycle, can move to the top",
     ("tilec.language.core", "tilec.ir.types"): "pending: no cycle, can move to the top",
-    ("tilec.runtime.binder", "tilec.language.constexpr"): (
-        "the language package loads the frontend (~75 ms): not on importing the runtime, only "
-        "when the first kernel is defined"
-    ),
     ("tilec.runtime.compiler", "tilec.frontend"): _COMPILER_HALF,
     ("tilec.runtime.compiler", "tilec.passes.pipeline"): _COMPILER_HALF,
     ("tilec.runtime.compiler", "tilec.passes.bounds_check"): _COMPILER_HALF,

@@ -22,6 +22,8 @@ from . import arith
 from . import semantics as S
 from .builtins_shape import unsplat
 from .loop_invariants import prune_for, prune_while
+from .ranges import range as tl_range
+from .ranges import static_range
 from .values import Tensor, leaves, rebuild, same_structure, unwrap
 from .visitor import Visitor
 
@@ -228,9 +230,6 @@ def _range_args(cg: Visitor, call: ast.Call) -> tuple[Any, list[Any], dict[str, 
 
 
 def visit_for(cg: Visitor, node: ast.For) -> None:
-    from ..language.core import range as tl_range
-    from ..language.core import static_range
-
     if not isinstance(node.target, ast.Name):
         raise UnsupportedSyntax("a for loop's target must be a single name")
     it = node.iter

@@ -19,6 +19,7 @@ from . import semantics as S
 from .builtin import METHODS, BoundMethod
 from .builtins_blockptr import struct_attribute
 from .builtins_shape import tensor_attribute
+from .tuple_type import tuple_type
 from .values import Struct, Tensor, is_aggregate, leaves, unwrap
 from .visitor import Visitor
 
@@ -134,7 +135,6 @@ def tensor_binop(b: Builder, op: ast.operator, x: Any, y: Any) -> Tensor:
 
 def _tuple_type(cg: Visitor, values: tuple[Any, ...]) -> Any:
     """``t.type`` of a kernel tuple: Triton's tuple_type of its element types."""
-    from ..language.tuples import tuple_type
 
     def type_of(v: Any) -> Any:
         v = unwrap(v)

@@ -8,9 +8,9 @@ import enum
 import types
 from typing import Any
 
+from ..constexpr import constexpr
 from ..errors import CompileError, ConstexprError
 from ..ir.types import PointerType, ScalarType
-from ..language.constexpr import constexpr
 from .values import unwrap
 
 # Python builtins a kernel may call; calls on run-time tensors are mapped in codegen.

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..constexpr import constexpr
 from ..errors import ConstexprError, TileTypeError
 from ..ir.core import Value
 from ..ir.types import Element, TileType, Type, element_of, shape_of
-from ..language.constexpr import constexpr
 
 # Triton's TRITON_MAX_TENSOR_NUMEL: bigger tiles are rejected before any code is generated
 # (a backend would otherwise try to build a multi-gigabyte buffer or loop for minutes).

@@ -4,9 +4,10 @@ Its dtypes are the IR's scalar types (``tl.float32 is tilec.ir.types.float32``);
 are implemented by tilec.frontend; its library functions (softmax, sort, rand ...) are tl code.
 """
 
+from ..constexpr import constexpr
+from ..frontend.tuple_type import tuple_type
 from ..ir.types import PointerType as pointer_type
 from . import core, extra, math, random
-from .constexpr import constexpr
 from .core import *  # noqa: F403
 from .core import __all__ as _core_all
 from .dot_scaled import dot_scaled
@@ -47,7 +48,7 @@ from .standard import (
     xor_sum,
     zeros_like,
 )
-from .tuples import tuple, tuple_type
+from .tuples import tuple
 
 bool_ = core.int1
 TRITON_MAX_TENSOR_NUMEL = 1048576

@@ -15,8 +15,8 @@ import inspect
 import sys
 from typing import Any
 
+from ..constexpr import constexpr
 from ..errors import UsageError
-from .constexpr import constexpr
 
 _MISSING = object()
 # class-body entries the built class gets from AggregateBase or from the decorator instead

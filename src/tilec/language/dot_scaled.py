@@ -12,10 +12,10 @@ backend. Shapes and formats are checked as Triton checks them, with Triton's mes
 # (tl code: run by the frontend, where tensors have methods mypy cannot see)
 from __future__ import annotations
 
+from ..constexpr import constexpr
 from ..errors import TileTypeError
 from ..ir import types as _types
 from . import core as tl
-from .constexpr import constexpr
 from .library import library
 
 FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")

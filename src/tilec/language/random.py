@@ -10,8 +10,8 @@ A 64-bit offset is two 32-bit counter words, as in Triton since 3.4.
 # (tl code: run by the frontend, where tensors have methods mypy cannot see)
 from __future__ import annotations
 
+from ..constexpr import constexpr
 from . import core as tl
-from .constexpr import constexpr
 from .library import library
 
 N_ROUNDS_DEFAULT = 10

@@ -10,9 +10,9 @@ index 0) and break ties toward the lower index (the higher with ``tie_break_left
 # (tl code: run by the frontend, where tensors have methods mypy cannot see)
 from __future__ import annotations
 
+from ..constexpr import constexpr
 from ..ir import types as _types
 from . import core as tl
-from .constexpr import constexpr
 from .library import library
 
 

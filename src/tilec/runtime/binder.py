@@ -19,6 +19,7 @@ from typing import Any
 from .. import config
 from ..backends import dlpack_exchange, launcher
 from ..backends.base import normalize_grid
+from ..constexpr import is_constexpr_annotation
 from ..errors import TilecError, UsageError
 from . import numpy_struct, specialize
 
@@ -289,9 +290,6 @@ def parameters_of(
     fn: Callable[..., Any], do_not_specialize: Sequence[str | int] = ()
 ) -> tuple[Parameter, ...]:
     """The kernel's parameters with their constexpr and do_not_specialize flags."""
-    # tilec.language loads the frontend: imported when the first kernel is defined
-    from ..language.constexpr import is_constexpr_annotation
-
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
