@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from ...errors import LoweringError
+from . import codegen_worker
 
 
 @functools.cache
@@ -21,6 +22,7 @@ def initialize() -> None:
     llvm.initialize_native_asmprinter()
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
+    codegen_worker.set_options(llvm)
 
 
 @dataclass(frozen=True)
