@@ -6,6 +6,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from ..errors import CompileOptionError
+
 
 @dataclass(frozen=True)
 class Target:
@@ -79,6 +81,4 @@ def _integer(name: str, value: object) -> int:
 
 
 def _fail(message: str) -> NoReturn:
-    from ..errors import CompileOptionError
-
     raise CompileOptionError(message)

@@ -5,6 +5,7 @@ are implemented by tilec.frontend; its library functions (softmax, sort, rand ..
 """
 
 from ..constexpr import constexpr
+from ..errors import UnsupportedName
 from ..frontend.tuple_type import tuple_type
 from ..ir.types import PointerType as pointer_type
 from . import core, extra, math, random
@@ -64,8 +65,6 @@ _UNSUPPORTED = {
 
 def __getattr__(name: str) -> object:
     if name in _UNSUPPORTED:
-        from ..errors import UnsupportedName
-
         raise UnsupportedName(f"{_UNSUPPORTED[name]} is not supported by tilec")
     raise AttributeError(f"module 'tilec.language' has no attribute {name!r}")
 

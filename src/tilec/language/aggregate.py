@@ -17,6 +17,7 @@ from typing import Any
 
 from ..constexpr import constexpr
 from ..errors import UsageError
+from ..frontend.values import Struct, Tensor
 
 _MISSING = object()
 # class-body entries the built class gets from AggregateBase or from the decorator instead
@@ -51,8 +52,6 @@ def _fields_of(cls: type, caller: dict[str, Any]) -> tuple[dict[str, Any], dict[
 
 
 def _is_kernel_value(x: Any) -> bool:
-    from ..frontend.values import Struct, Tensor
-
     return isinstance(x, (Tensor, *Struct)) or getattr(type(x), "__tilec_aggregate__", False)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from ..errors import TileTypeError, UnsupportedFeature
 from ..frontend.builtins_atomic import (
     atomic_add,
     atomic_and,
@@ -90,6 +91,7 @@ from ..frontend.ranges import range, static_range
 from ..frontend.values import BlockPointer as block_pointer
 from ..frontend.values import Tensor as tensor
 from ..frontend.values import TensorDescriptor as tensor_descriptor
+from ..ir import types as ir
 from ..ir.types import (
     bfloat16,
     float8e4b8,
@@ -122,8 +124,6 @@ class _NoSemantic:
     semantic object, so using it is refused by name."""
 
     def __getattr__(self, name: str) -> Any:
-        from ..errors import UnsupportedFeature
-
         raise UnsupportedFeature(
             f"Triton's _semantic.{name} in a @tl.core.builtin function: tilec builds its IR "
             "without Triton's semantic object; write the function in tl code under @jit"
@@ -164,9 +164,6 @@ def must_use_result(fn: Any, note: str | bool = True) -> Any:
 def get_int_dtype(bitwidth: int, signed: bool) -> Any:
     """Triton's ``tl.core.get_int_dtype``: the integer type of ``bitwidth`` bits (int1 for 1,
     signed or not; uint8..uint64, int8..int64). Kernels call it with compile-time values."""
-    from ..errors import TileTypeError
-    from ..ir import types as ir
-
     if bitwidth == 1:
         return ir.int1
     found = ir.BY_NAME.get(f"{'i' if signed else 'u'}{bitwidth}")

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...source import SourceLoc
 from ..core import Op, Value
-from ..types import Kind, ScalarType, Type, element_of, int1, shape_of, with_element
+from ..types import Kind, ScalarType, Type, element_of, int1, int32, shape_of, with_element
 from ._check import fail, require, same_shape, same_type
 
 
@@ -164,8 +164,6 @@ class MathOp(Op):
         if spec.predicate:
             t = with_element(t, int1)
         elif fn == "ilogb":
-            from ..types import int32
-
             t = with_element(t, int32)
         super().__init__(operands, [t], loc)
         self.fn = fn
