@@ -138,13 +138,13 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     if plan.engine is Engine.WGMMA and a_v not in L.shared_operands:
         a = L.tile(a_v)
         if a.layout == layout:  # A's registers are wgmma's A fragments as they are
+            # B of a wgmma plan is always staged in swizzle atoms (mma.staging)
             (sb, base_b) = _in_shared(L, plan, (b_v,), first=1)[0]
-            if sb.atom:
-                regs = rules_dot_wgmma.accumulate(
-                    L, op.parent, plan, a, (sb, base_b), acc.regs, _deferred(L, op)
-                )
-                L.set(op.result, Tile(layout, acc.shape, regs))
-                return
+            regs = rules_dot_wgmma.accumulate(
+                L, op.parent, plan, a, (sb, base_b), acc.regs, _deferred(L, op)
+            )
+            L.set(op.result, Tile(layout, acc.shape, regs))
+            return
     (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
     if usable(plan, sa, sb):
         regs = rules_dot_wgmma.accumulate(
