@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=HERE / "results")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per child")
     args = p.parse_args(argv)
-    folder = args.checkout / "python" / "tutorials"
+    folder = args.checkout.resolve() / "python" / "tutorials"
     report: dict[str, Any] = {"machine": platform.platform(), "env": _env(), "tutorials": {}}
     failed = False
     for want in args.tutorials:

@@ -1,5 +1,7 @@
 """``tl.constexpr``: the annotation that marks compile-time kernel parameters, and the wrapper
-type of compile-time values inside kernels (``BLOCK: tl.constexpr``)."""
+type of compile-time values inside kernels (``BLOCK: tl.constexpr``); ``tl.constexpr_type``,
+the type of such a value, which carries the value itself (as in Triton, two compile-time
+values have the same type only when they are equal)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,31 @@ class constexpr:
 
     def __float__(self) -> float:
         return float(self.value)
+
+    @property
+    def type(self) -> constexpr_type:
+        return constexpr_type(self.value)
+
+
+class constexpr_type:
+    """The type of a compile-time value: ``x.type`` of a ``tl.constexpr`` name or parameter."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value: Any = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self) -> str:
+        return f"constexpr_type[{self.value!r}]"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def mangle(self) -> str:
+        return repr(self)
 
 
 def _plain(x: Any) -> Any:

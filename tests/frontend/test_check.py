@@ -57,9 +57,15 @@ def k_set(p):
     s = {1, 2}  # noqa: F841
 
 
-def k_walrus(p):
-    if (n := 3) > 2:
-        tl.store(p, n)
+def k_walrus_while(p):
+    i = 0
+    while (i := i + 1) < 3:
+        tl.store(p, i)
+
+
+def k_walrus_listcomp(p):
+    t = (1, 2)
+    u = [(n := x) for x in t]  # noqa: F841
 
 
 def k_starred_assign(p):
@@ -106,7 +112,14 @@ def k_raise(p):
         (k_listcomp_if, "'if' clauses in comprehensions are not supported in kernels"),
         (k_dict, "dict displays are not supported in kernels"),
         (k_set, "set displays are not supported in kernels"),
-        (k_walrus, "assignment expressions (:=) are not supported in kernels"),
+        (
+            k_walrus_while,
+            "assignment expressions (:=) in while loop conditions are not supported in kernels",
+        ),
+        (
+            k_walrus_listcomp,
+            "assignment expressions (:=) in comprehensions are not supported in kernels",
+        ),
         (k_starred_assign, "starred expressions other than f(*tuple) are not supported in kernels"),
         (k_kwcall, "**keyword arguments are not supported in kernels"),
         (k_while_else, "else clauses on loops are not supported in kernels"),

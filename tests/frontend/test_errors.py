@@ -141,7 +141,8 @@ def k_return_in_loop(out_ptr, n):
             k_return_in_loop,
             "MARK-loopreturn",
             8,
-            "'return' inside a loop is not supported in kernels",
+            "Cannot have `return` statements inside `while` or `for` statements in triton "
+            "kernels; compute the result in the loop and return after it",
         ),
     ],
 )

@@ -95,6 +95,24 @@ def test_fp16_out_dtype():
 
 
 @jit
+def fp16_acc(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    acc = tl.full((N, N), 0.5, tl.float16)
+    c = tl.dot(a, b, acc, input_precision="ieee")  # no out_dtype: the accumulator's dtype
+    tl.static_assert(c.dtype == tl.float16)
+    tl.store(c_ptr + r[:, None] * N + r[None, :], c)
+
+
+def test_fp16_accumulator_sets_the_result_dtype():
+    a, b = random((16, 16), np.float16, -1, 1), random((16, 16), np.float16, -1, 1)
+    c = poisoned((16, 16), np.float16)
+    fp16_acc[(1,)](a, b, c, N=16)
+    np.testing.assert_allclose(c, 0.5 + a.astype(np.float64) @ b, rtol=2e-2, atol=2e-2)
+
+
+@jit
 def block_ptr_matmul(
     a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
 ):

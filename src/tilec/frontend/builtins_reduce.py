@@ -119,9 +119,10 @@ def dot(
     input_precision: Any = None,
     allow_tf32: Any = None,
     max_num_imprecise_acc: Any = None,
-    out_dtype: Any = T.float32,
+    out_dtype: Any = None,
 ) -> Tensor:
-    """``acc + input @ other`` for 2-D (or batched 3-D) tiles."""
+    """``acc + input @ other`` for 2-D (or batched 3-D) tiles. Without ``out_dtype`` the
+    result has the accumulator's dtype, fp32 when there is none (as in Triton)."""
     a, b = tensor_arg(ctx, input), tensor_arg(ctx, other, "other")
     if len(a.shape) not in (2, 3) or len(a.shape) != len(b.shape):
         raise TileTypeError(
@@ -138,6 +139,9 @@ def dot(
         # only bounds how much of it Hopper's fp8 MMA may add at reduced precision)
         a, b = S.cast(ctx.b, a, T.float16), S.cast(ctx.b, b, T.float16)
         imprecise = None
+    acc_v = unwrap(acc)
+    if unwrap(out_dtype) is None and acc_v is not None:
+        out_dtype = tensor_arg(ctx, acc_v, "acc").dtype
     ret = _dot_types(a, b, out_dtype)
     shape = (*a.shape[:-1], b.shape[-1])
     precision = unwrap(input_precision)
@@ -147,7 +151,6 @@ def dot(
         raise TileTypeError(
             f"input_precision {precision!r} is not supported; use one of {list(_PRECISIONS)}"
         )
-    acc_v = unwrap(acc)
     if acc_v is None:
         c = S.broadcast_to(ctx.b, S.constant(ctx.b, 0, ret), shape)
     else:

@@ -2,8 +2,9 @@
 
 Kernels are a subset of Python: no classes, lambdas, exceptions, context managers, generators,
 comprehensions other than a list over a tuple, global/nonlocal, del, ``*`` other than unpacking
-a tuple into a call (or collecting ``*args``), ``**kwargs``, break/continue, or returns inside
-loops.
+a tuple into a call (or collecting ``*args``), ``**kwargs``, break/continue, returns inside
+loops, or ``:=`` where its name would not outlive the expression (a while loop's condition, a
+branch of a conditional expression, a comprehension).
 One pass over the AST finds the first offender and reports it with its location.
 """
 
@@ -36,7 +37,6 @@ _FORBIDDEN: dict[type, str] = {
     ast.GeneratorExp: "generator expressions",
     ast.Dict: "dict displays",
     ast.Set: "set displays",
-    ast.NamedExpr: "assignment expressions (:=)",
     ast.Starred: "starred expressions other than f(*tuple)",
     ast.Break: "break",
     ast.Continue: "continue",
@@ -83,11 +83,28 @@ class _Checker(ast.NodeVisitor):
             self.fail(node, "nested comprehensions")
         if node.generators[0].ifs:
             self.fail(node.generators[0].ifs[0], "'if' clauses in comprehensions")
+        self._no_named_expr(node, "comprehensions")
         self.generic_visit(node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self._no_named_expr(node.body, "conditional expression branches")
+        self._no_named_expr(node.orelse, "conditional expression branches")
+        self.generic_visit(node)
+
+    def _no_named_expr(self, node: ast.AST, where: str) -> None:
+        """A while loop's condition and a run-time conditional expression's branches are
+        generated into regions of their own, and a comprehension is unrolled in a scope of
+        its own: a ``:=`` there would bind a name the code after it could not use, so it is
+        refused rather than silently dropped."""
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.NamedExpr):
+                self.fail(inner, f"assignment expressions (:=) in {where}")
 
     def _loop(self, node: ast.For | ast.While) -> None:
         if node.orelse:
             self.fail(node.orelse[0], "else clauses on loops")
+        if isinstance(node, ast.While):
+            self._no_named_expr(node.test, "while loop conditions")
         self.loop_depth += 1
         self.generic_visit(node)
         self.loop_depth -= 1
@@ -97,8 +114,11 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         if self.loop_depth:
+            # Triton's wording, which its tests match, followed by tilec's advice
             raise UnsupportedSyntax(
-                "'return' inside a loop is not supported in kernels", self.parsed.loc(node)
+                "Cannot have `return` statements inside `while` or `for` statements in triton "
+                "kernels; compute the result in the loop and return after it",
+                self.parsed.loc(node),
             )
         self.generic_visit(node)
 

@@ -30,6 +30,7 @@ from .builtin import BoundMethod
 from .builtins_debug import device_assert, static_assert
 from .builtins_shape import subscript
 from .check import check_function
+from .decay import NameKinds, is_constexpr_node
 from .operators import (
     CMP_NAMES,
     INTROSPECTION,
@@ -92,6 +93,7 @@ class FunctionCodegen:
         self.parsed = parsed
         self.scope = scope
         self.returned = False
+        self.names = NameKinds.of_function(parsed.fn)
 
     @property
     def b(self) -> Builder:
@@ -157,6 +159,8 @@ class FunctionCodegen:
             self.assign(target, value)
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if isinstance(node.target, ast.Name) and is_constexpr_node(node.annotation):
+            self.names.annotate(node.target.id)
         if node.value is not None:
             self.assign(node.target, self.expr(node.value))
 
@@ -188,6 +192,7 @@ class FunctionCodegen:
         with self.located(target):
             if isinstance(target, ast.Name):
                 self.scope[target.id] = unwrap(value)
+                self.names.assigned(target.id, value)
             elif isinstance(target, (ast.Tuple, ast.List)):
                 value = unwrap(value)
                 if not isinstance(value, (tuple, list)):
@@ -252,7 +257,16 @@ class FunctionCodegen:
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
         base = self.expr(node.value)
+        if node.attr == "type":
+            found = self.names.type_of(node.value, base)
+            if found is not None:
+                return found
         return get_attribute(self, base, node.attr)
+
+    def expr_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        value = self.expr(node.value)
+        self.assign(node.target, value)
+        return unwrap(value)
 
     def expr_Subscript(self, node: ast.Subscript) -> Any:
         base = self.expr(node.value)

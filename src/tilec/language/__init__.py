@@ -4,7 +4,7 @@ Its dtypes are the IR's scalar types (``tl.float32 is tilec.ir.types.float32``);
 are implemented by tilec.frontend; its library functions (softmax, sort, rand ...) are tl code.
 """
 
-from ..constexpr import constexpr
+from ..constexpr import constexpr, constexpr_type
 from ..errors import UnsupportedName
 from ..frontend.tuple_type import tuple_type
 from ..ir.types import PointerType as pointer_type
@@ -57,7 +57,6 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 # Triton names tilec does not implement: using one in a kernel is a clear compile error.
 _UNSUPPORTED = {
     "const": "tl.const (pointers to constant data)",
-    "constexpr_type": "tl.constexpr_type (compile-time values as typed values)",
     "inline_asm_elementwise": "tl.inline_asm_elementwise (inline PTX)",
     "map_elementwise": "tl.map_elementwise",
 }
@@ -72,7 +71,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     *_core_all,  # builtins and every dtype
     "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "block_type", "bool_", "cdiv", "condition",
-    "constexpr", "expect_zero",
+    "constexpr", "constexpr_type", "expect_zero",
     "cumprod", "cumsum", "dot_scaled", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
     "min", "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",

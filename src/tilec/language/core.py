@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from ..constexpr import constexpr_type  # noqa: F401 - Triton's tl.core.constexpr_type
 from ..errors import TileTypeError, UnsupportedFeature
 from ..frontend.builtins_atomic import (
     atomic_add,

@@ -25,13 +25,31 @@ def align_of(elem: Element) -> int:
 
 
 def address(s: Scope, ptr: Tile, idx: Index) -> ir.Value:
-    """The element pointer at ``idx``; contiguous pointers become ``row_base + c*i``."""
-    st = ptr.stride()
-    if st and idx:
-        base = s.get(ptr, (*idx[:-1], s.zero))
-        step = idx[-1] if st == 1 else s.b.mul(idx[-1], s.const(st))
-        return s.b.gep(base, [step], source_etype=storage(pointee(ptr.elem)))
-    return s.get(ptr, idx)
+    """The element pointer at ``idx``; pointers with a known stride along the axis the nest
+    runs innermost become ``row_base + c*i`` there, so LLVM sees consecutive (or evenly spaced)
+    accesses whichever axis that is."""
+    axis = _step_axis(s, ptr)
+    if axis is None:
+        return s.get(ptr, idx)
+    st = ptr.stride_on(axis)
+    assert st
+    base = s.get(ptr, (*idx[:axis], s.zero, *idx[axis + 1 :]))
+    step = idx[axis] if st == 1 else s.b.mul(idx[axis], s.const(st))
+    return s.b.gep(base, [step], source_etype=storage(pointee(ptr.elem)))
+
+
+def _step_axis(s: Scope, ptr: Tile) -> int | None:
+    """The axis to address ``ptr`` along: the nest's innermost one when it has the pointer's
+    rank, else the last axis, else a unit-stride one (a nest over fewer axes, such as a
+    reduction's, then still steps through memory one element at a time)."""
+    rank = len(ptr.shape)
+    if not rank:
+        return None
+    if s.inner is not None and s.inner[0] == rank:
+        return s.inner[1] if ptr.stride_on(s.inner[1]) else None
+    if ptr.stride():
+        return rank - 1
+    return next((a for a in range(rank) if ptr.stride_on(a) in (1, -1)), None)
 
 
 def guarded(
@@ -106,9 +124,12 @@ def read(b: ir.IRBuilder, addr: ir.Value, elem: Element, volatile: bool = False)
     return b.load_atomic(addr, "acquire", align_of(elem), typ=ty)
 
 
-def find_split(roots: Sequence[Tile], first: Tile | None = None) -> Tile | None:
-    """A mask worth splitting a nest at: ``first`` or a load mask in the fused expression."""
-    if first is not None and range_form(first) is not None:
+def find_split(
+    roots: Sequence[Tile], first: Tile | None = None, axis: int | None = None
+) -> Tile | None:
+    """A mask worth splitting a nest at (its rows along ``axis``, default the last): ``first``
+    or a load mask in the fused expression."""
+    if first is not None and range_form(first, axis) is not None:
         return first
     seen: set[int] = set()
     stack = list(roots)
@@ -117,7 +138,7 @@ def find_split(roots: Sequence[Tile], first: Tile | None = None) -> Tile | None:
         if id(t) in seen:
             continue
         seen.add(id(t))
-        if isinstance(t, LoadTile) and t.mask is not None and range_form(t.mask) is not None:
+        if isinstance(t, LoadTile) and t.mask is not None and range_form(t.mask, axis) is not None:
             return t.mask
         if isinstance(t, (MapTile, LoadTile)):
             stack.extend(t.children())

@@ -20,11 +20,21 @@ from ...ir.types import Element, PointerType, TileType, Type, element_of, shape_
 from ..artifacts import AssertInfo
 from ..llvm import types as T
 from ..llvm.intrinsics import declare
+from .inner_axis import inner_axis
 from .int_ranges import IntFacts
 from .liveness import Liveness
 from .load_tile import find_split
 from .nest import emit_nest
-from .tiles import BufferTile, MapTile, Scope, SplatTile, Tile, ViewTile, storage
+from .tiles import (
+    BufferTile,
+    MapTile,
+    Scope,
+    SplatTile,
+    Tile,
+    ViewTile,
+    order_with_inner,
+    storage,
+)
 
 Lowered: TypeAlias = ir.Value | Tile
 Rule = Callable[["Lowering", Op], None]
@@ -105,25 +115,29 @@ class Lowering:
     def define(self, v: Value, x: Lowered) -> None:
         lazy = isinstance(x, Tile) and not isinstance(x, BufferTile)
         if lazy and expensive(x) and len(self.live.fusion_roots(v)) >= 2:  # type: ignore[arg-type]
-            x = self.materialize(x)  # type: ignore[arg-type]
+            x = self.settle(x)  # type: ignore[arg-type]
         self.env[v] = x
 
     # -- buffers ----------------------------------------------------------------------------
-    def buffer(self, elem: Element, shape: tuple[int, ...]) -> BufferTile:
-        """A row-major buffer for a tile: on the stack while the program's buffers stay small
-        (threads may have 512 KiB stacks), past that in one heap block per program run."""
+    def buffer(
+        self, elem: Element, shape: tuple[int, ...], inner: int | None = None
+    ) -> BufferTile:
+        """A buffer for a tile, row-major but for axis ``inner`` innermost where given: on the
+        stack while the program's buffers stay small (threads may have 512 KiB stacks), past
+        that in one heap block per program run."""
+        order = order_with_inner(len(shape), inner)
         n = 1
         for d in shape:
             n *= d
         size = (n * max(T.bit_width(storage(elem)) // 8, 1) + 63) // 64 * 64
         self.alloca_b.position_before(self._alloca_br)
         if self._stack_bytes + size > STACK_LIMIT:
-            return BufferTile(tuple(shape), elem, self._heap_buffer(size))
+            return BufferTile(tuple(shape), elem, self._heap_buffer(size), order)
         self._stack_bytes += size
         addr = self.alloca_b.alloca(ir.ArrayType(storage(elem), n))
         addr.align = 64
         addr.type = T.ptr  # llvmlite gives allocas a typed pointer; LLVM has only opaque ones
-        return BufferTile(tuple(shape), elem, addr)
+        return BufferTile(tuple(shape), elem, addr, order)
 
     def _heap_buffer(self, size: int) -> ir.Value:
         b = self.alloca_b
@@ -158,11 +172,23 @@ class Lowering:
         return addr
 
     def materialize(self, tile: Tile) -> BufferTile:
+        """``tile`` in a row-major buffer (what the matmul kernels read)."""
+        if isinstance(tile, BufferTile) and tile.row_major:
+            return tile
+        return self._materialize(tile, None)
+
+    def settle(self, tile: Tile) -> BufferTile:
+        """``tile`` in a buffer laid out as the loop nest computing it runs (the axis it runs
+        innermost is innermost in memory), for element-by-element readers."""
         if isinstance(tile, BufferTile):
             return tile
+        return self._materialize(tile, inner_axis(tile.shape, [tile]))
+
+    def _materialize(self, tile: Tile, inner: int | None) -> BufferTile:
         if self.probing:
-            return BufferTile(tile.shape, tile.elem, ir.Constant(T.ptr, None))
-        buf = self.buffer(tile.elem, tile.shape)
+            order = order_with_inner(len(tile.shape), inner)
+            return BufferTile(tile.shape, tile.elem, ir.Constant(T.ptr, None), order)
+        buf = self.buffer(tile.elem, tile.shape, inner)
         self.write(tile, buf)
         return buf
 
@@ -172,7 +198,8 @@ class Lowering:
         def body(s: Scope, idx: tuple[ir.Value, ...]) -> None:
             s.b.store(s.get(tile, idx), buf.element_ptr(s, idx))
 
-        emit_nest(self.b, tile.shape, body, find_split([tile]))
+        inner = inner_axis(tile.shape, [tile], out=buf)
+        emit_nest(self.b, tile.shape, body, find_split([tile], axis=inner), inner=inner)
 
     # -- hazards ----------------------------------------------------------------------------
     def flush_loads(self, pos: int, only: Callable[[Value], bool] | None = None) -> None:
@@ -180,7 +207,7 @@ class Lowering:
         for v, x in list(self.env.items()):
             pending = isinstance(x, Tile) and not isinstance(x, BufferTile) and x.has_load
             if pending and self.live.live_across(v, pos) and (only is None or only(v)):
-                self.env[v] = self.materialize(x)  # type: ignore[arg-type]
+                self.env[v] = self.settle(x)  # type: ignore[arg-type]
 
     def enter_region_op(self, op: Op) -> None:
         """Before a region op: values it uses from outside are computed once, here."""
@@ -192,7 +219,7 @@ class Lowering:
             if (inside and (x.has_load or expensive(x))) or (
                 x.has_load and self.live.live_across(v, pos)
             ):
-                self.env[v] = self.materialize(x)
+                self.env[v] = self.settle(x)
 
     # -- walking ----------------------------------------------------------------------------
     def lower_block(self, block: Block) -> None:

@@ -2,7 +2,9 @@
 
 A mask such as ``offs < n`` (offs contiguous along the innermost index, n constant along it) is
 true on a prefix of each row. The nest runs that prefix with the mask known true (plain loads and
-stores the loop vectorizer turns into SIMD) and the rest with it known false (or skips it).
+stores the loop vectorizer turns into SIMD) and the rest with it known false (or skips it). The
+innermost loop runs the tile's last axis unless the caller names another (inner_axis.py): a
+"row" is then the line of elements along that axis.
 """
 
 from __future__ import annotations
@@ -102,47 +104,56 @@ def _signed_int(t: object) -> bool:
     return isinstance(t, ScalarType) and t.kind is Kind.SINT
 
 
-def range_form(mask: Tile) -> RangeForm | None:
-    if mask.stride() == 0:
+def range_form(mask: Tile, axis: int | None = None) -> RangeForm | None:
+    """``mask`` as a range along ``axis`` (default: the last), when it is one."""
+    axis = len(mask.shape) - 1 if axis is None else axis
+    if mask.stride_on(axis) == 0:
         return RangeForm(None, None, False, (mask,))
-    if isinstance(mask, ViewTile) and mask.inner_identity:
-        return _through_view(mask)
+    if isinstance(mask, ViewTile) and mask.source_axis(axis) is not None:
+        return _through_view(mask, axis)
     if not isinstance(mask, MapTile) or not mask.tag:
         return None
     if mask.tag[0] == "and":
         for a, b in (mask.operands, mask.operands[::-1]):
-            inner = range_form(a)
-            if inner is not None and b.stride() == 0:
+            inner = range_form(a, axis)
+            if inner is not None and b.stride_on(axis) == 0:
                 return RangeForm(inner.lhs, inner.rhs, inner.inclusive, (*inner.uniform, b))
         return None
     if mask.tag[0] != "cmp" or not _signed_int(mask.operands[0].elem):
         return None
     kind, (x, y) = mask.tag[1], mask.operands
-    if kind in ("lt", "le") and x.stride() == 1 and y.stride() == 0:
+    if kind in ("lt", "le") and x.stride_on(axis) == 1 and y.stride_on(axis) == 0:
         return RangeForm(x, y, kind == "le", ())
-    if kind in ("gt", "ge") and y.stride() == 1 and x.stride() == 0:
+    if kind in ("gt", "ge") and y.stride_on(axis) == 1 and x.stride_on(axis) == 0:
         return RangeForm(y, x, kind == "ge", ())
     return None
 
 
-def _through_view(view: ViewTile) -> RangeForm | None:
+def _through_view(view: ViewTile, axis: int) -> RangeForm | None:
     """The source's range form, re-read through the view (a broadcast mask, typically)."""
-    inner = range_form(view.src)
+    src_axis = view.source_axis(axis)
+    assert src_axis is not None
+    inner = range_form(view.src, src_axis)
     if inner is None:
         return None
 
     def wrap(t: Tile) -> Tile:
-        return ViewTile(view.shape, t, view.index_map, t.stride(), inner_identity=True)
+        last = t.stride() if view.inner_identity else None
+        return ViewTile(view.shape, t, view.index_map, last, view.inner_identity, view.axes)
 
     lhs = wrap(inner.lhs) if inner.lhs is not None else None
     rhs = wrap(inner.rhs) if inner.rhs is not None else None
     return RangeForm(lhs, rhs, inner.inclusive, tuple(wrap(u) for u in inner.uniform))
 
 
-def row_limit(s: Scope, form: RangeForm, outer: Index, n: int) -> ir.Value:
-    """How many leading elements of the row at ``outer`` have the mask true (i64 in [0, n])."""
+def row_limit(
+    s: Scope, form: RangeForm, outer: Index, n: int, axis: int | None = None
+) -> ir.Value:
+    """How many leading elements of the row at ``outer`` (the indices of the other axes) have
+    the mask true (i64 in [0, n]); the row runs along ``axis`` (default: the last)."""
     b = s.b
-    at = (*outer, s.zero)
+    axis = len(outer) if axis is None else axis
+    at = (*outer[:axis], s.zero, *outer[axis:])
     if form.lhs is None or form.rhs is None:
         lim: ir.Value = s.const(n)
     else:
@@ -175,13 +186,18 @@ def emit_nest(
     row_end: RowHook | None = None,
     masked_partial_rows: bool = False,
     width: int | None = None,
+    inner: int | None = None,
 ) -> None:
     """Emit loops over ``shape`` calling ``body(scope, idx)`` for every element.
 
-    ``row_begin`` / ``row_end`` run before and after each innermost row (reductions use them);
-    ``width``: the vector lanes asked of the innermost loops (None: LLVM's choice)."""
-    form = range_form(split) if split is not None else None
-    outer, n = tuple(shape[:-1]), shape[-1]
+    ``row_begin`` / ``row_end`` run before and after each innermost row (reductions use them;
+    they get the indices of the other axes); ``width``: the vector lanes asked of the innermost
+    loops (None: LLVM's choice); ``inner``: the axis the innermost loop runs (default: the last).
+    """
+    rank = len(shape)
+    inner = rank - 1 if inner is None else inner
+    form = range_form(split, inner) if split is not None else None
+    outer, n = tuple(d for a, d in enumerate(shape) if a != inner), shape[inner]
     # rows of a vector's length or more vectorize along the row; LLVM would otherwise fully
     # unroll a short row and vectorize the loop over rows instead, with a gather and a scatter
     # per element a row's length apart (8x1024 reduction tiles ran 5x slower so)
@@ -198,16 +214,14 @@ def emit_nest(
             ) as i:
                 rows(depth + 1, (*idx, i))
             return
-        row = Scope(b)
+        row, line = Scope(b, inner=(rank, inner)), Line(idx, n, inner)
         if row_begin is not None:
             row_begin(row, idx)
         if form is None or split is None:
             with counted_loop(b, row.zero, row.const(n), "e", width=width) as i:
-                body(Scope(b, parent=row), (*idx, i))
+                body(Scope(b, parent=row), line.at(i))
         else:
-            _split_row(
-                b, row, form, split, idx, n, body, skip_masked_off, masked_partial_rows, width
-            )
+            _split_row(b, row, form, split, line, body, skip_masked_off, masked_partial_rows, width)
         if row_end is not None:
             row_end(row, idx)
 
@@ -222,13 +236,24 @@ def each_index(b: ir.IRBuilder, shape: Sequence[int], body: Body) -> None:
         body(Scope(b), ())
 
 
+@dataclass(frozen=True)
+class Line:
+    """One innermost loop of a nest: the other axes' indices, its length and its axis."""
+
+    outer: Index
+    n: int
+    axis: int
+
+    def at(self, i: ir.Value) -> Index:
+        return (*self.outer[: self.axis], i, *self.outer[self.axis :])
+
+
 def _split_row(
     b: ir.IRBuilder,
     row: Scope,
     form: RangeForm,
     split: Tile,
-    idx: Index,
-    n: int,
+    line: Line,
     body: Body,
     skip_masked_off: bool,
     masked_partial_rows: bool = False,
@@ -238,27 +263,28 @@ def _split_row(
     the mask known true and a constant trip count: plain SIMD loads and stores, no remainder.
     Other rows run the in-range prefix with the mask known true and, unless masked-off lanes do
     nothing, the rest with it known false (their loads become ``other``)."""
-    lim = row_limit(row, form, idx, n)
+    n = line.n
+    lim = row_limit(row, form, line.outer, n, line.axis)
     fn = b.function
     full, partial, done = (fn.append_basic_block(f"row.{k}") for k in ("full", "part", "done"))
     b.cbranch(b.icmp_unsigned("==", lim, row.const(n)), full, partial)
     b.position_at_end(full)
     with counted_loop(b, row.zero, row.const(n), "all", width=width) as i:
-        body(Scope(b, {id(split): True}, parent=row), (*idx, i))
+        body(Scope(b, {id(split): True}, parent=row), line.at(i))
     b.branch(done)
     b.position_at_end(partial)
     if masked_partial_rows and not skip_masked_off:
         with counted_loop(b, row.zero, row.const(n), "some", unroll=False, width=width) as i:
-            body(Scope(b, parent=row), (*idx, i))
+            body(Scope(b, parent=row), line.at(i))
         b.branch(done)
         b.position_at_end(done)
         return
     with counted_loop(b, row.zero, lim, "on", width=width) as i:
-        body(Scope(b, {id(split): True}, parent=row), (*idx, i))
+        body(Scope(b, {id(split): True}, parent=row), line.at(i))
     if not skip_masked_off:
         # masked-off lanes mostly compute constants: LLVM 22's vectorizer can assert on such
         # loops (its two cost models disagree), and there is nothing to gain from SIMD here
         with counted_loop(b, lim, row.const(n), "off", unroll=False, vectorize=False) as i:
-            body(Scope(b, {id(split): False}, parent=row), (*idx, i))
+            body(Scope(b, {id(split): False}, parent=row), line.at(i))
     b.branch(done)
     b.position_at_end(done)

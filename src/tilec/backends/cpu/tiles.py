@@ -4,7 +4,8 @@ A Tile computes one element from an index tuple (one i64 per dimension) inside a
 of elementwise ops stay lazy, so a whole chain becomes one loop body with its intermediates in
 registers; only materialization points write a stack buffer (:class:`BufferTile`). ``stride`` is
 the contiguity fact: the element's change per step of the innermost index (in elements for
-pointers), 0 for values constant along it, None when unknown.
+pointers), 0 for values constant along it, None when unknown; ``stride_on(axis)`` is the same
+fact along any axis (a loop nest may run another axis innermost: nest.py, inner_axis.py).
 """
 
 from __future__ import annotations
@@ -25,14 +26,21 @@ class Scope:
 
     ``facts`` maps tiles (masks) to a known i1 in this part of a split loop. The cache keys on the
     identity of the index values, so an element is computed once per scope however often it is
-    used; a child scope also reuses its parent's values (they dominate it)."""
+    used; a child scope also reuses its parent's values (they dominate it). ``inner`` is the
+    (rank, axis) of the loop nest's innermost loop, where a nest set it (memory accesses of that
+    rank address elements as a base plus a step along that axis)."""
 
     def __init__(
-        self, b: ir.IRBuilder, facts: dict[int, bool] | None = None, parent: Scope | None = None
+        self,
+        b: ir.IRBuilder,
+        facts: dict[int, bool] | None = None,
+        parent: Scope | None = None,
+        inner: tuple[int, int] | None = None,
     ):
         self.b = b
         self.facts = dict(facts or {})
         self.parent = parent
+        self.inner = inner if inner is not None or parent is None else parent.inner
         self.cache: dict[tuple[int, tuple[int, ...]], ir.Value] = {}
         self._consts: dict[int, ir.Constant] = parent._consts if parent else {}
 
@@ -78,6 +86,10 @@ class Tile:
     def stride(self) -> int | None:
         return None
 
+    def stride_on(self, axis: int) -> int | None:
+        """The element's change per step of index ``axis`` (0: constant along it)."""
+        return self.stride() if axis == len(self.shape) - 1 else None
+
     def cost(self) -> int:
         return 1
 
@@ -93,6 +105,9 @@ class ConstTile(Tile):
         return self.value
 
     def stride(self) -> int:
+        return 0
+
+    def stride_on(self, axis: int) -> int:
         return 0
 
 
@@ -113,6 +128,9 @@ class RangeTile(Tile):
     def stride(self) -> int:
         return 1
 
+    def stride_on(self, axis: int) -> int:
+        return 1
+
 
 StrideRule = Callable[[Sequence[int | None]], int | None]
 
@@ -124,7 +142,9 @@ def uniform_only(strides: Sequence[int | None]) -> int | None:
 class MapTile(Tile):
     """An elementwise function of other tiles, emitted element by element.
 
-    ``tag`` names the op for the contiguity and mask analyses (e.g. ``("lt", signed)``)."""
+    ``tag`` names the op for the contiguity and mask analyses (e.g. ``("lt", signed)``).
+    ``stride_rule`` holds along every axis (operands have the tile's shape) unless
+    ``innermost_only``: then it is a fact about the last axis alone."""
 
     def __init__(
         self,
@@ -135,9 +155,11 @@ class MapTile(Tile):
         stride_rule: StrideRule = uniform_only,
         tag: tuple[Any, ...] = (),
         weight: int = 1,
+        innermost_only: bool = False,
     ):
         self.shape, self.elem, self.operands, self.fn = shape, elem, list(operands), fn
         self.stride_rule, self.tag, self.weight = stride_rule, tag, weight
+        self.innermost_only = innermost_only
         self.has_load = any(o.has_load for o in self.operands)
         self._cost = weight + sum(o.cost() for o in self.operands)
 
@@ -147,6 +169,13 @@ class MapTile(Tile):
     def stride(self) -> int | None:
         return self.stride_rule([o.stride() for o in self.operands])
 
+    def stride_on(self, axis: int) -> int | None:
+        if axis == len(self.shape) - 1:
+            return self.stride()
+        if self.innermost_only:
+            return None
+        return self.stride_rule([o.stride_on(axis) for o in self.operands])
+
     def cost(self) -> int:
         return self._cost
 
@@ -154,8 +183,15 @@ class MapTile(Tile):
         return self.operands
 
 
+# ViewTile.axes: an axis the view does not read (broadcast, a new unit axis)
+UNREAD = -1
+
+
 class ViewTile(Tile):
-    """Another tile read through an index map (broadcast, transpose, reshape, flip ...)."""
+    """Another tile read through an index map (broadcast, transpose, reshape, flip ...).
+
+    ``axes``, where known, says for each axis of the view which source axis its index passes to
+    unchanged (no other source index depends on it), or UNREAD; None entries are unknown."""
 
     def __init__(
         self,
@@ -164,17 +200,34 @@ class ViewTile(Tile):
         index_map: Callable[[Scope, Index], Index],
         stride: int | None = None,
         inner_identity: bool = False,
+        axes: tuple[int | None, ...] | None = None,
     ):
         self.shape, self.elem, self.src, self.index_map = shape, src.elem, src, index_map
         self._stride = stride
         self.inner_identity = inner_identity  # the innermost index passes through unchanged
+        self.axes = axes
         self.has_load = src.has_load
 
     def emit(self, s: Scope, idx: Index) -> ir.Value:
         return s.get(self.src, self.index_map(s, idx))
 
     def stride(self) -> int | None:
-        return self._stride
+        return self.stride_on(len(self.shape) - 1)
+
+    def stride_on(self, axis: int) -> int | None:
+        m = self.axes[axis] if self.axes is not None else None
+        if m is None:
+            return self._stride if axis == len(self.shape) - 1 else None
+        return 0 if m == UNREAD else self.src.stride_on(m)
+
+    def source_axis(self, axis: int) -> int | None:
+        """The source axis index ``axis`` passes to unchanged, when known."""
+        if self.axes is not None:
+            m = self.axes[axis]
+            return m if m is not None and m != UNREAD else None
+        if self.inner_identity and axis == len(self.shape) - 1:
+            return len(self.src.shape) - 1
+        return None
 
     def cost(self) -> int:
         return self.src.cost()
@@ -184,15 +237,38 @@ class ViewTile(Tile):
 
 
 class BufferTile(Tile):
-    """A materialized tile: a row-major stack (or caller) buffer of storage-typed elements."""
+    """A materialized tile: a stack (or caller) buffer of storage-typed elements, row-major
+    unless ``order`` (the axes from outermost to innermost in memory) says otherwise."""
 
-    def __init__(self, shape: tuple[int, ...], elem: Element, addr: ir.Value):
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        elem: Element,
+        addr: ir.Value,
+        order: tuple[int, ...] | None = None,
+    ):
         self.shape, self.elem, self.addr = shape, elem, addr
+        self.order = None if order == tuple(range(len(shape))) else order
+
+    @property
+    def row_major(self) -> bool:
+        return self.order is None
+
+    def memory_stride(self, axis: int) -> int:
+        """Elements between neighbours along ``axis`` in memory."""
+        order = self.order if self.order is not None else tuple(range(len(self.shape)))
+        n = 1
+        for a in order[order.index(axis) + 1 :]:
+            n *= self.shape[a]
+        return n
 
     def element_ptr(self, s: Scope, idx: Index) -> ir.Value:
-        return s.b.gep(
-            self.addr, [linear_index(s, self.shape, idx)], source_etype=storage(self.elem)
-        )
+        if self.order is None:
+            lin = linear_index(s, self.shape, idx)
+        else:
+            shape = tuple(self.shape[a] for a in self.order)
+            lin = linear_index(s, shape, tuple(idx[a] for a in self.order))
+        return s.b.gep(self.addr, [lin], source_etype=storage(self.elem))
 
     def emit(self, s: Scope, idx: Index) -> ir.Value:
         return s.b.load(self.element_ptr(s, idx), typ=storage(self.elem))
@@ -200,6 +276,13 @@ class BufferTile(Tile):
 
 def storage(elem: Element) -> ir.Type:
     return T.storage_type(elem)
+
+
+def order_with_inner(rank: int, inner: int | None) -> tuple[int, ...] | None:
+    """A buffer layout with axis ``inner`` innermost and the others row-major (None: row-major)."""
+    if inner is None or inner == rank - 1:
+        return None
+    return (*(a for a in range(rank) if a != inner), inner)
 
 
 def linear_index(s: Scope, shape: Sequence[int], idx: Index) -> ir.Value:

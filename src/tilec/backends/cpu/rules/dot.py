@@ -38,7 +38,8 @@ def _dot(lw: Lowering, op: O.DotOp) -> None:
     if ec != work:
         c_in = MapTile(c_in.shape, work, [c_in], lambda bld, v: cast(bld, v[0], ec, work))
     aliases = sum(1 for x in lw.env.values() if x is c_in)
-    if isinstance(c_in, BufferTile) and lw.live.n_users(c_v) == 1 and aliases == 1:
+    alone = lw.live.n_users(c_v) == 1 and aliases == 1
+    if isinstance(c_in, BufferTile) and c_in.row_major and alone:
         c = c_in  # nobody else reads this accumulator: add into it in place (loop carries)
     else:
         c = lw.buffer(work, shape)

@@ -184,7 +184,9 @@ def _hint(lw: Lowering, op: O.HintOp) -> None:
     contiguous = op.max_contiguous[-1] if op.max_contiguous else 0
     if isinstance(x, Tile) and x.stride() is None and shape and contiguous >= shape[-1] > 1:
         # the user promises each row counts up by one: keep the value, record the fact
-        x = MapTile(x.shape, x.elem, [x], lambda b, v: v[0], stride_rule=lambda s: 1, weight=0)
+        x = MapTile(
+            x.shape, x.elem, [x], lambda b, v: v[0], lambda s: 1, weight=0, innermost_only=True
+        )
     lw.env[op.result] = x
 
 

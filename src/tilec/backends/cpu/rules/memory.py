@@ -3,7 +3,8 @@
 Loads are lazy tiles fused into their consumers' loops. A pointer tile that is contiguous along
 the innermost index is addressed as ``row_base + i`` so LLVM sees consecutive accesses; a range
 mask splits the loop (nest.py) so the in-bounds part has no per-lane branch. Masked-off lanes never
-touch memory. Stores and atomics run where they stand, after pending loads are read.
+touch memory. Stores and atomics run where they stand, after pending loads are read; a store's
+nest runs innermost the axis its memory is laid out along (inner_axis.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ....ir import ops as O
 from ....ir.core import Op
 from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, shape_of
 from ...llvm import types as T
+from ..inner_axis import inner_axis
 from ..load_tile import LoadTile, address, align_of, find_split, guarded, pointee, read
 from ..lower import Lowering, result_shape
 from ..nest import emit_nest
@@ -60,7 +62,7 @@ def _load(lw: Lowering, op: O.LoadOp) -> None:
     other = lw.tile(op.other, shape) if op.other is not None else None
     tile = LoadTile(ptr, mask, other, op.volatile)
     # a volatile load happens where it stands, not wherever its consumers get fused
-    lw.define(op.result, lw.materialize(tile) if op.volatile else tile)
+    lw.define(op.result, lw.settle(tile) if op.volatile else tile)
 
 
 def _scalar_load(lw: Lowering, op: O.LoadOp, ptr: ir.Value) -> None:
@@ -97,11 +99,12 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
         guarded(s.b, m, lambda: s.b.store(v, addr, align=align_of(elem)))
 
     width = streaming_width(lw, value)
-    split = find_split([value], mask)
+    inner = inner_axis(shape, [value, *([mask] if mask is not None else [])], [ptr])
+    split = find_split([value], mask, inner)
     # only the store's own mask makes a lane do nothing; a split on a load's mask inside the
     # value still stores ``other`` on the masked-off lanes
     skip = split is not None and split is mask
-    emit_nest(lw.b, shape, body, split, skip_masked_off=skip, width=width)
+    emit_nest(lw.b, shape, body, split, skip_masked_off=skip, width=width, inner=inner)
 
 
 def _settled(
@@ -111,7 +114,7 @@ def _settled(
     writing an element could change what a load among them reads for a later one."""
     if not overwrites_pending_load(lw.env, frozenset(lw.func.args), op.operands[0], op.operands):
         return ptr, value, extra
-    settle = lw.materialize
+    settle = lw.settle
     return (
         settle(ptr) if ptr.has_load else ptr,
         settle(value),

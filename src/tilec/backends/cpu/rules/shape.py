@@ -14,7 +14,7 @@ from ....ir import ops as O
 from ....ir.core import Op, Value
 from ....ir.types import TileType, shape_of
 from ..lower import Lowering, expensive
-from ..tiles import Index, Scope, SplatTile, Tile, ViewTile, linear_index
+from ..tiles import UNREAD, Index, Scope, SplatTile, Tile, ViewTile, linear_index
 
 
 def _shape(op: Op, i: int = 0) -> tuple[int, ...]:
@@ -42,7 +42,8 @@ def _broadcast(lw: Lowering, op: O.BroadcastOp) -> None:
         return tuple(i if k else s.zero for i, k in zip(idx, keep))
 
     stride = src.stride() if keep[-1] else 0
-    lw.define(op.result, ViewTile(dst, src, index_map, stride, inner_identity=keep[-1]))
+    axes = tuple(a if k else UNREAD for a, k in enumerate(keep))
+    lw.define(op.result, ViewTile(dst, src, index_map, stride, keep[-1], axes))
 
 
 def _expand_dims(lw: Lowering, op: O.ExpandDimsOp) -> None:
@@ -55,7 +56,8 @@ def _expand_dims(lw: Lowering, op: O.ExpandDimsOp) -> None:
 
     last = axis == len(dst) - 1
     stride = 0 if last else src.stride()
-    lw.define(op.result, ViewTile(dst, src, index_map, stride, inner_identity=not last))
+    axes = tuple(UNREAD if a == axis else a - (a > axis) for a in range(len(dst)))
+    lw.define(op.result, ViewTile(dst, src, index_map, stride, not last, axes))
 
 
 def _reshape(lw: Lowering, op: O.ReshapeOp) -> None:
@@ -69,8 +71,11 @@ def _reshape(lw: Lowering, op: O.ReshapeOp) -> None:
         return
     src = _source(lw, op.operands[0])
     squeezed = [d for d in src.shape if d != 1] == [d for d in dst if d != 1]
+    axes: tuple[int | None, ...] | None = None
     if squeezed:
         src_pos = [i for i, d in enumerate(dst) if d != 1]
+        kept = iter(a for a, d in enumerate(src.shape) if d != 1)
+        axes = tuple(UNREAD if d == 1 else next(kept) for d in dst)
 
         def index_map(s: Scope, idx: Index) -> Index:
             it = iter(idx[i] for i in src_pos)
@@ -86,7 +91,8 @@ def _reshape(lw: Lowering, op: O.ReshapeOp) -> None:
             return tuple(reversed(out))
 
     same_inner = src.shape[-1] == dst[-1] and (squeezed or len(dst) == len(src.shape))
-    lw.define(op.result, ViewTile(dst, src, index_map, src.stride() if same_inner else None))
+    stride = src.stride() if same_inner else None
+    lw.define(op.result, ViewTile(dst, src, index_map, stride, axes=axes))
 
 
 def _trans(lw: Lowering, op: O.TransOp) -> None:
@@ -98,10 +104,8 @@ def _trans(lw: Lowering, op: O.TransOp) -> None:
         return tuple(idx[inverse[d]] for d in range(len(perm)))
 
     same = perm[-1] == len(perm) - 1
-    lw.define(
-        op.result,
-        ViewTile(_shape(op), src, index_map, src.stride() if same else None, inner_identity=same),
-    )
+    stride = src.stride() if same else None
+    lw.define(op.result, ViewTile(_shape(op), src, index_map, stride, same, tuple(perm)))
 
 
 def _flip(lw: Lowering, op: O.FlipOp) -> None:
