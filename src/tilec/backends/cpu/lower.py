@@ -119,9 +119,7 @@ class Lowering:
         self.env[v] = x
 
     # -- buffers ----------------------------------------------------------------------------
-    def buffer(
-        self, elem: Element, shape: tuple[int, ...], inner: int | None = None
-    ) -> BufferTile:
+    def buffer(self, elem: Element, shape: tuple[int, ...], inner: int | None = None) -> BufferTile:
         """A buffer for a tile, row-major but for axis ``inner`` innermost where given: on the
         stack while the program's buffers stay small (threads may have 512 KiB stacks), past
         that in one heap block per program run."""

@@ -146,9 +146,7 @@ def _through_view(view: ViewTile, axis: int) -> RangeForm | None:
     return RangeForm(lhs, rhs, inner.inclusive, tuple(wrap(u) for u in inner.uniform))
 
 
-def row_limit(
-    s: Scope, form: RangeForm, outer: Index, n: int, axis: int | None = None
-) -> ir.Value:
+def row_limit(s: Scope, form: RangeForm, outer: Index, n: int, axis: int | None = None) -> ir.Value:
     """How many leading elements of the row at ``outer`` (the indices of the other axes) have
     the mask true (i64 in [0, n]); the row runs along ``axis`` (default: the last)."""
     b = s.b

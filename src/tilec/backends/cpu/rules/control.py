@@ -1,8 +1,9 @@
 """Rules for structured control flow: if, for, while, return.
 
 Values carried through a region live in stack slots (scalars, promoted to registers by mem2reg)
-or stack buffers (tiles). Lazy values that a region uses from outside are computed before it
-(``Lowering.enter_region_op``), so a loop never re-reads memory its own stores changed.
+or stack buffers (tiles; a loop may lay them out transposed: rules/carry_layout.py). Lazy values
+that a region uses from outside are computed before it (``Lowering.enter_region_op``), so a loop
+never re-reads memory its own stores changed.
 """
 
 from __future__ import annotations
@@ -19,36 +20,42 @@ from ...llvm import types as T
 from ..lower import Lowered, Lowering
 from ..tiles import BufferTile, MapTile, Tile, storage
 from . import dot_loop
+from .carry_layout import carried_inner_axes, in_place
 
 
 class Carried:
-    """Slots for values that flow around a region: one per type."""
+    """Slots for values that flow around a region: one per type (``inner``: the axis to lay
+    out innermost for some of the tiles, by position)."""
 
-    def __init__(self, lw: Lowering, types: Sequence[Type]):
+    def __init__(self, lw: Lowering, types: Sequence[Type], inner: dict[int, int] | None = None):
         self.lw = lw
         self.types = list(types)
         self.slots: list[ir.Value | BufferTile] = []
-        for t in self.types:
+        for k, t in enumerate(self.types):
             if isinstance(t, TileType):
-                self.slots.append(lw.buffer(t.element, t.shape))
+                self.slots.append(lw.buffer(t.element, t.shape, (inner or {}).get(k)))
             else:
                 self.slots.append(lw.slot(storage(t)))  # type: ignore[arg-type]
 
     def store(self, values: Sequence[Lowered]) -> None:
         lw = self.lw
         bufs = {id(s.addr) for s in self.slots if isinstance(s, BufferTile)}
+        pairs = [
+            (slot, lw.tile_of(v, t))
+            for slot, v, t in zip(self.slots, values, self.types)
+            if isinstance(slot, BufferTile)
+        ]
         staged: list[tuple[BufferTile, Tile]] = []
-        for slot, v, t in zip(self.slots, values, self.types):
-            if isinstance(slot, BufferTile):
-                tile = lw.tile_of(v, t)
-                if tile is slot:
-                    continue
-                if _reads_any(tile, bufs):  # e.g. swapped carries: stage through a copy
-                    tile = lw.materialize(
-                        _copy_view(tile) if isinstance(tile, BufferTile) else tile
-                    )
-                staged.append((slot, tile))
-            else:
+        for slot, tile in pairs:
+            if tile is slot:
+                continue
+            others = [o for s, o in pairs if s is not slot]
+            # e.g. swapped carries: stage through a copy, unless each element only reads its own
+            if _reads_any(tile, bufs) and not in_place(tile, slot, others, bufs):
+                tile = lw.settle(_copy_view(tile) if isinstance(tile, BufferTile) else tile)
+            staged.append((slot, tile))
+        for slot, v in zip(self.slots, values):
+            if not isinstance(slot, BufferTile):
                 assert not isinstance(v, Tile)
                 lw.b.store(v, slot)
         for slot, tile in staged:
@@ -163,6 +170,10 @@ class SteppedCarry:
 
         return MapTile(init.shape, init.elem, [init], fn, stride_rule=lambda s: s[0])
 
+    def probe_value(self) -> Tile:
+        """What :meth:`value` stands for, emitting nothing (for a trial lowering)."""
+        return MapTile(self.init.shape, self.init.elem, [self.init], _first, lambda s: s[0])
+
     def advance(self) -> None:
         b = self.lw.b
         if isinstance(self.step, O.ConstantOp):
@@ -174,6 +185,10 @@ class SteppedCarry:
             signed = isinstance(st, ScalarType) and st.kind is Kind.SINT
             step = b.sext(step, self.t) if signed else b.zext(step, self.t)
         b.store(b.add(b.load(self.slot, typ=self.t), step), self.slot)
+
+
+def _first(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
+    return v[0]
 
 
 def _for(lw: Lowering, op: O.ForOp) -> None:
@@ -201,7 +216,11 @@ def emit_for(lw: Lowering, op: O.ForOp, fixed: dict[int, Lowered]) -> Callable[[
             if init.has_load:
                 init = lw.materialize(init)
             stepped[i] = SteppedCarry(lw, init, s_v)
-    carried = Carried(lw, [op.results[i].type for i in plain])
+    given: dict[int, Lowered] = {**fixed, **{i: c.probe_value() for i, c in stepped.items()}}
+    inner = carried_inner_axes(lw, op, plain, given)
+    carried = Carried(lw, [op.results[i].type for i in plain], {
+        k: inner[i] for k, i in enumerate(plain) if i in inner
+    })  # fmt: skip
     carried.store([lw.get(op.init_args[i]) for i in plain])
 
     def values() -> list[Lowered]:
