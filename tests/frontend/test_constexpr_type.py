@@ -87,3 +87,22 @@ def test_branch_on_constexpr_type_runs():
     y = poisoned(1, np.int32)
     store_if_constexpr[(1,)](y, 21)
     assert y[0] == 42
+
+
+@jit
+def _sign(x):
+    if x < 0:
+        return 1
+    return 0
+
+
+def call_results(N: tl.constexpr):
+    m = -1
+    # Triton computes this call from a decayed (run-time) m: its result is a tensor
+    tl.static_assert(_sign(m).type == tl.int32)
+    t: tl.constexpr = (N, 2)
+    tl.static_assert(t[1].type == tl.constexpr_type(2))
+
+
+def test_expressions_are_not_compile_time_types():
+    build(call_results, 4)

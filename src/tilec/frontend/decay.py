@@ -31,9 +31,11 @@ def is_constexpr_node(annotation: ast.expr) -> bool:
 
 @dataclass
 class NameKinds:
-    """The names of one function body annotated ``tl.constexpr``, and those that decayed."""
+    """The names of one function body annotated ``tl.constexpr``, its parameters still holding
+    their arguments, and the names that decayed."""
 
     annotated: set[str] = field(default_factory=set)
+    params: set[str] = field(default_factory=set)
     decayed: set[str] = field(default_factory=set)
 
     @classmethod
@@ -42,7 +44,8 @@ class NameKinds:
             params = inspect.signature(fn).parameters.values()
         except (TypeError, ValueError):
             return cls()
-        return cls({p.name for p in params if is_constexpr_annotation(p.annotation)})
+        annotated = {p.name for p in params if is_constexpr_annotation(p.annotation)}
+        return cls(annotated, {p.name for p in params})
 
     def annotate(self, name: str) -> None:
         self.annotated.add(name)
@@ -50,17 +53,24 @@ class NameKinds:
 
     def assigned(self, name: str, value: Any) -> None:
         """Record a plain assignment: a number given to an unannotated name decays."""
+        self.params.discard(name)
         if name not in self.annotated and is_number(unwrap(value)):
             self.decayed.add(name)
         else:
             self.decayed.discard(name)
 
     def type_of(self, node: ast.expr, value: Any) -> constexpr_type | None:
-        """``node.type`` when it is a compile-time value's type; None to ask the value."""
+        """``node.type`` when ``node`` is a compile-time value as Triton sees it: a name
+        annotated ``tl.constexpr``, a parameter given a compile-time number (an integer equal
+        to 1 is one), or an element of either; None to ask the value itself. Other
+        expressions keep tilec's answer (a number becomes a tensor), since Triton computes
+        them from values that may have decayed."""
         value = unwrap(value)
+        while isinstance(node, ast.Subscript):
+            node = node.value
         name = node.id if isinstance(node, ast.Name) else None
-        if name in self.annotated and not is_runtime(value):
-            return constexpr_type(value)
-        if name in self.decayed or not is_number(value):
+        if name is None or name in self.decayed or is_runtime(value):
             return None
-        return constexpr_type(value)
+        if name in self.annotated or (name in self.params and is_number(value)):
+            return constexpr_type(value)
+        return None
