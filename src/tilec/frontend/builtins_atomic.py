@@ -10,6 +10,7 @@ from ..ir.ops import AtomicKind
 from ..ir.types import ScalarType
 from . import semantics as S
 from .builtin import builtin
+from .const_pointers import check_writable
 from .pointers import _check_fits, _mask, _pointer
 from .values import Tensor, unwrap
 
@@ -31,6 +32,7 @@ def _sem_scope(sem: Any, scope: Any) -> tuple[str, str]:
 def _atomic_operands(
     ctx: Any, pointer: Any, val: Any, mask: Any, what: str
 ) -> tuple[Tensor, Tensor, Tensor | None]:
+    check_writable(ctx.unit, pointer)
     ptr = _pointer(pointer, what)
     elem = ptr.dtype.element  # type: ignore[union-attr]
     if not isinstance(elem, ScalarType) or elem.is_bool():

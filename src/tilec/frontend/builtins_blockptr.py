@@ -16,6 +16,7 @@ from . import builtins_descriptor_rows as rows
 from . import semantics as S
 from .builtin import BoundMethod, builtin
 from .builtins_shape import shape_arg
+from .const_pointers import check_writable
 from .pointers import (
     _EVICTION,
     _LOAD_CACHE,
@@ -230,6 +231,7 @@ def _descriptor_load(
 @builtin()
 def _descriptor_store(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
     """``desc.store(offsets, value)``: write the in-bounds part of the block at ``offsets``."""
+    check_writable(ctx.unit, desc)
     ptr, mask = _window(
         ctx,
         desc.base,

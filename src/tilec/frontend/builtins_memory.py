@@ -7,6 +7,7 @@ from typing import Any
 from ..errors import TileTypeError
 from .builtin import builtin
 from .builtins_blockptr import block_load, block_store
+from .const_pointers import check_writable
 from .pointers import (
     _EVICTION,
     _LOAD_CACHE,
@@ -63,6 +64,7 @@ def store(
     cache = _option(cache_modifier, _STORE_CACHE, "cache_modifier")
     eviction = _option(eviction_policy, _EVICTION, "eviction_policy")
     p = unwrap(pointer)
+    check_writable(ctx.unit, p)
     if isinstance(p, BlockPointer):
         if unwrap(mask) is not None:
             raise TileTypeError("mask cannot be used with block pointers; use boundary_check")

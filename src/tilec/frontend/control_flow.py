@@ -19,6 +19,7 @@ from ..ir import types as T
 from ..ir.core import Block
 from ..ir.types import ScalarType
 from . import arith
+from . import const_pointers as C
 from . import semantics as S
 from .builtins_shape import unsplat
 from .loop_invariants import prune_for, prune_while
@@ -63,18 +64,23 @@ def _unify(cg: Visitor, name: str, a: Any, c: Any, blocks: tuple[Block, Block]) 
             c = S.constant(cg.b, c, t)
     a = _as_like(cg, a, c, blocks[0])
     c = _as_like(cg, c, a, blocks[1])
+    shown = _SHOWN.get(name, f"'{name}'")
     if not same_structure(a, c):
         raise TileTypeError(
-            f"'{name}' is {S.describe(a)} on one path and {S.describe(c)} on "
+            f"{shown} is {S.describe(a)} on one path and {S.describe(c)} on "
             "the other; both must have the same kind of value"
         )
     for x, y in zip(leaves(a), leaves(c)):
         if x.type != y.type:
             raise TileTypeError(
-                f"'{name}' has type {x.type} on one path and {y.type} on the "
+                f"{shown} has type {x.type} on one path and {y.type} on the "
                 "other; cast them to the same type"
             )
+        C.check_same(cg.unit, name, x, y)
     return a, c
+
+
+_SHOWN = {"$return": "the return value", "$ifexp": "the conditional expression"}
 
 
 # -- if ------------------------------------------------------------------------------------
@@ -140,10 +146,19 @@ def _merge_into_if(
         cg.b.yield_([t.value for t in else_vals])
     final = O.IfOp(tmp.operands[0], [t.type for t in then_vals], tmp.loc)
     _replace(tmp, final)
-    results = iter([Tensor(r) for r in final.results])
+    results = iter(_marked(cg, then_vals, final.results))
     for name, template in carried:
         merged[name] = rebuild(template, results)
     return merged
+
+
+def _marked(cg: Visitor, sources: Sequence[Tensor], values: Sequence[Any]) -> list[Tensor]:
+    """``values`` as Tensors, each const pointer where its source value is one."""
+    out = [Tensor(v) for v in values]
+    for src, t in zip(sources, out):
+        if C.is_const(cg.unit, src):
+            C.mark(cg.unit, t)
+    return out
 
 
 def _replace(old: O.IfOp, new: O.IfOp) -> None:
@@ -167,8 +182,8 @@ def visit_ifexp(cg: Visitor, node: ast.IfExp) -> Any:
         a = cg.expr(node.body)
     with cg.b.at_end_of(tmp.else_block):
         c = cg.expr(node.orelse)
-    merged = _merge_into_if(cg, tmp, {"value": a}, {"value": c})
-    return merged["value"]
+    merged = _merge_into_if(cg, tmp, {"$ifexp": a}, {"$ifexp": c})
+    return merged["$ifexp"]
 
 
 # -- loops ---------------------------------------------------------------------------------
@@ -196,7 +211,7 @@ class _Carried:
         return [t for n in self.names for t in leaves(self.init[n])]
 
     def bind(self, cg: Visitor, args: list[Any]) -> None:
-        it = iter([Tensor(a) for a in args])
+        it = iter(_marked(cg, self.values(), args))
         for n in self.names:
             cg.scope[n] = rebuild(self.init[n], it)
 
@@ -218,6 +233,7 @@ class _Carried:
                         f"{y.type} after an iteration; give it its final type "
                         "before the loop"
                     )
+                C.check_same(cg.unit, n, x, y)
             out += leaves(new)
         return out
 

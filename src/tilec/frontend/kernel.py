@@ -18,6 +18,7 @@ from . import fp8
 from .builtins_blockptr import make_tensor_descriptor
 from .check import check_function
 from .codegen import RETURN, FunctionCodegen
+from .const_pointers import is_const_annotation, mark
 from .parse import parse_function
 from .values import Tensor, unwrap
 from .visitor import Unit
@@ -47,7 +48,10 @@ def _bind(
     cg: FunctionCodegen, params: list[inspect.Parameter], specs: Sequence[ArgSpec], func: FuncOp
 ) -> None:
     args = iter(func.args)
-    cg.scope.update({param.name: _bound(cg, spec, args) for param, spec in zip(params, specs)})
+    for param, spec in zip(params, specs):
+        value = cg.scope[param.name] = _bound(cg, spec, args)
+        if is_const_annotation(param.annotation) and isinstance(value, Tensor):
+            mark(cg.unit, value)
 
 
 def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) -> ModuleOp:
@@ -55,6 +59,8 @@ def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) 
     try:
         return _build(fn, specs, name)
     except CompileError as exc:  # Triton's structure: the cause carries the plain message
+        # and so does Triton's CompilationError.error_message, which hosts and tests read
+        exc.error_message = exc.message  # type: ignore[attr-defined]
         raise with_cause(exc) from exc.__cause__
     except RecursionError as exc:  # the AST visitors recurse once per nesting level
         code = getattr(fn, "__code__", None)

@@ -11,6 +11,7 @@ import ast
 from typing import Any, Protocol
 
 from ..ir.builder import Builder
+from ..ir.core import Value
 
 
 class Unit:
@@ -20,6 +21,8 @@ class Unit:
         self.b = builder
         self.stack: list[Any] = []  # functions being inlined, to reject recursion
         self.unrolled = 0  # iterations of static loops generated so far (bounded)
+        # tl.const pointers bound or merged (const_pointers.py)
+        self.const_pointers: set[Value] = set()
 
 
 class Visitor(Protocol):

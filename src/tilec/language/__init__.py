@@ -6,6 +6,7 @@ are implemented by tilec.frontend; its library functions (softmax, sort, rand ..
 
 from ..constexpr import constexpr, constexpr_type
 from ..errors import UnsupportedName
+from ..frontend.const_pointers import const
 from ..frontend.tuple_type import tuple_type
 from ..ir.types import PointerType as pointer_type
 from . import core, extra, math, random
@@ -56,7 +57,6 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 
 # Triton names tilec does not implement: using one in a kernel is a clear compile error.
 _UNSUPPORTED = {
-    "const": "tl.const (pointers to constant data)",
     "inline_asm_elementwise": "tl.inline_asm_elementwise (inline PTX)",
     "map_elementwise": "tl.map_elementwise",
 }
@@ -71,7 +71,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     *_core_all,  # builtins and every dtype
     "TRITON_MAX_TENSOR_NUMEL", "argmax", "argmin", "block_type", "bool_", "cdiv", "condition",
-    "constexpr", "constexpr_type", "expect_zero",
+    "const", "constexpr", "constexpr_type", "expect_zero",
     "cumprod", "cumsum", "dot_scaled", "dtype", "extra", "full_like", "gather", "histogram", "math", "max",
     "min", "pair_uniform_to_normal", "philox", "philox_impl", "pointer_type", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "sigmoid", "softmax", "sort", "sum",
