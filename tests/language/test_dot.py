@@ -136,3 +136,26 @@ def test_block_pointer_matmul():
     c = poisoned((m, n), np.float32)
     block_ptr_matmul[(3, 3)](a, b, c, m, n, k, BM=16, BN=16, BK=16)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+@jit
+def batched_dot(x_ptr, y_ptr, z_ptr, RANK: tl.constexpr, TRANS: tl.constexpr):
+    n: tl.constexpr = 64 << RANK
+    x = tl.load(x_ptr + tl.arange(0, n)).reshape([2] * (RANK - 2) + [16, 16])
+    y = tl.load(y_ptr + tl.arange(0, n)).reshape([2] * (RANK - 2) + [16, 16])
+    if TRANS:
+        x = tl.trans(x)  # no dims: the last two swap
+    acc = tl.full([2] * (RANK - 2) + [16, 16], 1.0, tl.float32)
+    z = tl.dot(x, y, acc, input_precision="ieee")
+    tl.store(z_ptr + tl.arange(0, n), z.reshape([n]))
+
+
+@pytest.mark.parametrize("rank", [3, 4, 5])
+@pytest.mark.parametrize("trans", [False, True])
+def test_batched_dot_of_any_rank(rank, trans):
+    shape = (2,) * (rank - 2) + (16, 16)
+    x, y = random(shape, np.float32, -1, 1), random(shape, np.float32, -1, 1)
+    z = poisoned(shape, np.float32)
+    batched_dot[(1,)](x, y, z, RANK=rank, TRANS=trans)
+    xs = np.swapaxes(x, -1, -2) if trans else x
+    np.testing.assert_allclose(z, 1.0 + xs.astype(np.float64) @ y, rtol=1e-5, atol=1e-5)

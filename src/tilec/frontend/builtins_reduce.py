@@ -110,6 +110,26 @@ def _dot_types(a: Tensor, b: Tensor, out_dtype: Any) -> ScalarType:
     return out  # type: ignore[return-value]
 
 
+def _flat_batch_dot(ctx: Any, a: Tensor, b: Tensor, acc: Any, *options: Any) -> Tensor:
+    """A dot of rank 4 or more, as Triton computes it: the batch dimensions flattened into
+    one, a 3-D dot, and the result reshaped back."""
+    batch, m, k, n = a.shape[:-2], a.shape[-2], a.shape[-1], b.shape[-1]
+    count = 1
+    for d in batch:
+        count *= d
+    a = _reshape(ctx, a, (count, m, k), False)
+    b = _reshape(ctx, b, (count, k, n), False)
+    if unwrap(acc) is not None:
+        c = tensor_arg(ctx, unwrap(acc), "acc")
+        if c.shape != (*batch, m, n):
+            raise TileTypeError(
+                f"dot's acc must be a {[*batch, m, n]} tile, got shape {list(c.shape)}"
+            )
+        acc = _reshape(ctx, c, (count, m, n), False)
+    flat = dot.invoke(ctx, [a, b, acc, *options], {})
+    return _reshape(ctx, flat, (*batch, m, n), False)
+
+
 @builtin()
 def dot(
     ctx: Any,
@@ -124,12 +144,16 @@ def dot(
     """``acc + input @ other`` for 2-D (or batched 3-D) tiles. Without ``out_dtype`` the
     result has the accumulator's dtype, fp32 when there is none (as in Triton)."""
     a, b = tensor_arg(ctx, input), tensor_arg(ctx, other, "other")
-    if len(a.shape) not in (2, 3) or len(a.shape) != len(b.shape):
+    if len(a.shape) < 2 or len(a.shape) != len(b.shape):
         raise TileTypeError(
-            f"dot needs two 2-D or 3-D tiles, got shapes {list(a.shape)} and {list(b.shape)}"
+            "dot needs two 2-D or 3-D tiles (or batches of them of one rank), got shapes "
+            f"{list(a.shape)} and {list(b.shape)}"
         )
     if a.shape[-1] != b.shape[-2] or a.shape[:-2] != b.shape[:-2]:
         raise TileTypeError(f"dot shapes {list(a.shape)} @ {list(b.shape)} do not match")
+    if len(a.shape) > 3:
+        args = (acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype)
+        return _flat_batch_dot(ctx, a, b, *args)
     imprecise = unwrap(max_num_imprecise_acc)
     if a.dtype in fp8.FORMATS and b.dtype in fp8.FORMATS:
         if imprecise is not None and imprecise > a.shape[-1]:

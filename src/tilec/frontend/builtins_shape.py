@@ -246,13 +246,16 @@ def _dims(dims: tuple[Any, ...]) -> tuple[int, ...]:
 
 @builtin(member=True)
 def trans(ctx: Any, input: Any, *dims: Any) -> Tensor:
-    """Transpose: with no ``dims``, swap the two dimensions of a 2-D tile."""
+    """Transpose: with no ``dims``, swap the last two dimensions (a batched 2-D transpose)."""
     x = tensor_arg(ctx, input)
     d = _dims(dims)
     if not d:
-        if len(x.shape) != 2:
-            raise TileTypeError(f"trans without dims needs a 2-D tile, got shape {list(x.shape)}")
-        d = (1, 0)
+        n = len(x.shape)
+        if n < 2:
+            raise TileTypeError(
+                f"trans without dims needs a 2-D tile (or a batch of them), got shape {list(x.shape)}"
+            )
+        d = (*range(n - 2), n - 1, n - 2)
     return _permute(ctx, x, d)
 
 
@@ -286,13 +289,18 @@ def split(ctx: Any, a: Any) -> tuple[Tensor, Tensor]:
 
 @builtin()
 def cat(ctx: Any, input: Any, other: Any, can_reorder: Any = False, dim: Any = 0) -> Tensor:
-    """Concatenate along dimension 0."""
+    """Concatenate along ``dim``: the IR concatenates along dimension 0, so another dimension
+    is moved to the front and back."""
     x, y = tensor_arg(ctx, input), tensor_arg(ctx, other, "other")
     if x.type != y.type or not x.shape:
         raise TileTypeError(f"cat needs two tiles of the same type, got {x.type} and {y.type}")
-    if _const_int(dim, "dim") != 0:
-        raise TileTypeError("cat concatenates along dimension 0 only")
-    return Tensor(ctx.b.cat(x.value, y.value))
+    d = axis_arg(_const_int(dim, "dim"), len(x.shape))
+    if d == 0:
+        return Tensor(ctx.b.cat(x.value, y.value))
+    order = (d, *[i for i in range(len(x.shape)) if i != d])
+    x, y = _permute(ctx, x, order), _permute(ctx, y, order)
+    joined = Tensor(ctx.b.cat(x.value, y.value))
+    return _permute(ctx, joined, tuple(order.index(i) for i in range(len(order))))
 
 
 @builtin(member=True)
