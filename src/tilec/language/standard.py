@@ -1,7 +1,7 @@
 """tl library functions written in tl: reductions, scans, softmax, sort, cdiv ...
 
 Each is inlined into the calling kernel. Reductions follow Triton 3.9: ``sum`` of integers
-narrower than 32 bits accumulates in (u)int32; ``max``/``min`` compute sub-32-bit inputs in
+narrower than 32 bits accumulates in (u)int32 (and of fp16/bf16 in fp32, rounded once); ``max``/``min`` compute sub-32-bit inputs in
 fp32/int32; ``argmax``/``argmin`` skip NaN (as ``max``/``min`` do; a row of NaNs only gives
 index 0) and break ties toward the lower index (the higher with ``tie_break_left=False``).
 """
@@ -85,7 +85,15 @@ def _minmax_dtype(in_dtype):
 
 @library(member=True)
 def sum(input, axis=None, keep_dims=False, dtype: constexpr = None):
-    input = input.to(_sum_dtype(input.dtype, dtype))
+    out_dtype: constexpr = _sum_dtype(input.dtype, dtype)
+    input = input.to(out_dtype)
+    if out_dtype.is_fp16() or out_dtype.is_bf16():
+        # 16-bit floats are added in fp32 and rounded once: a GPU adds them in a tree, whose
+        # partial sums stay small, while one long chain of 16-bit additions stalls (1024
+        # bf16 ones would sum to 256)
+        return tl.reduce(input.to(tl.float32), axis, _sum_combine, keep_dims=keep_dims).to(
+            out_dtype
+        )
     return tl.reduce(input, axis, _sum_combine, keep_dims=keep_dims)
 
 
