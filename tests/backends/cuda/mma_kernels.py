@@ -59,6 +59,34 @@ def bmm(
 
 
 @tilec.jit
+def chained(
+    a_ptr, b_ptr, c_ptr, out_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr, P: tl.constexpr
+):
+    """``(a @ b).to(a's type) @ c``: the second dot's A is the first's result in registers."""
+    rm, rk, rn, rp = tl.arange(0, M), tl.arange(0, K), tl.arange(0, N), tl.arange(0, P)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.load(c_ptr + rn[:, None] * P + rp[None, :])
+    s = tl.dot(a, b)
+    tl.store(out_ptr + rm[:, None] * P + rp[None, :], tl.dot(s.to(a.dtype), c))
+
+
+@tilec.jit
+def chained_bmm(
+    a_ptr, b_ptr, c_ptr, out_ptr,
+    B: tl.constexpr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr, P: tl.constexpr,
+):  # fmt: skip
+    rb = tl.arange(0, B)[:, None, None]
+    rm, rk = tl.arange(0, M)[None, :, None], tl.arange(0, K)
+    rn, rp = tl.arange(0, N), tl.arange(0, P)
+    a = tl.load(a_ptr + rb * (M * K) + rm * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb * (K * N) + rk[None, :, None] * N + rn[None, None, :])
+    c = tl.load(c_ptr + rb * (N * P) + rn[None, :, None] * P + rp[None, None, :])
+    s = tl.dot(a, b)
+    tl.store(out_ptr + rb * (M * P) + rm * P + rp[None, None, :], tl.dot(s.to(a.dtype), c))
+
+
+@tilec.jit
 def pipelined_matmul(
     a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_bk, s_cm,
     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,

@@ -191,3 +191,32 @@ def test_pipelined_k_loop(stages: int) -> None:
     )
     torch.cuda.synchronize()
     _check(_host(c), a_h @ b_h, np.abs(a_h) @ np.abs(b_h), 1e-4, "float16")
+
+
+@pytest.mark.parametrize("engine", ["mma.sync", "native"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "shape,warps",
+    [((0, 128, 32, 64, 64), 4), ((0, 128, 64, 32, 128), 8), ((0, 64, 32, 64, 32), 8),
+     ((2, 64, 32, 32, 32), 4), ((4, 32, 16, 64, 16), 2)],
+)  # fmt: skip
+def test_chained_dots(engine: str, dtype: str, shape: tuple[int, ...], warps: int) -> None:
+    # (a @ b).to(dtype) @ c: where every warp fits along M the second dot reads its A from the
+    # first's accumulator registers. Small integers keep every product exact (|s| <= 128 is a
+    # bf16 integer), so the result must equal float64's bit for bit.
+    import torch
+
+    nb, m, k, n, p = shape
+    lead = (nb,) if nb else ()
+    rng = np.random.default_rng()
+    host = [
+        rng.integers(-2, 3, lead + dims).astype(np.float64) for dims in ((m, k), (k, n), (n, p))
+    ]
+    a, b, c = (torch.from_numpy(x).to(getattr(torch, dtype)).cuda() for x in host)
+    out = _poisoned("float32", (*lead, m, p))
+    with config.override(disable_mma_v3=engine == "mma.sync"):
+        if nb:
+            K.chained_bmm[(1,)](a, b, c, out, B=nb, M=m, K=k, N=n, P=p, num_warps=warps)
+        else:
+            K.chained[(1,)](a, b, c, out, M=m, K=k, N=n, P=p, num_warps=warps)
+    np.testing.assert_array_equal(_host(out), (host[0] @ host[1]) @ host[2])

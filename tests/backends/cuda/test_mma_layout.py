@@ -22,6 +22,7 @@ from tilec.backends.cuda.mma import (
     a_lane_address,
     acc_key,
     b_lane_address,
+    register_a_words,
     swizzled_offset,
     warp_grid,
 )
@@ -108,7 +109,34 @@ def elements(kind: MmaKind, reg: bytes) -> np.ndarray:
     return np.frombuffer(reg, DTYPES[kind])
 
 
-def run_cta(plan: MmaPlan, num_warps: int, a_kmajor: bool, b_kmajor: bool, a, b) -> np.ndarray:
+def acc_layout_registers(plan: MmaPlan, x: np.ndarray, warp: int) -> list[dict]:
+    """Per lane, the registers of a [M, cols] tile ``x`` held in ``plan``'s accumulator layout
+    (register key -> element), as an earlier dot's result or an epilogue of it would be."""
+    rows_map, cols_map = plan.layout().dim_maps()
+    m, cols = x.shape
+    out = []
+    for lane in range(32):
+        regs = {}
+        for ri, ci in itertools.product(range(m // (8 * plan.wm)), range(cols // (4 * plan.wn))):
+            row = thread_index(rows_map, lane, warp) * rows_map.spt + rows_map.offset(ri, m)
+            col = thread_index(cols_map, lane, warp) * cols_map.spt + cols_map.offset(ci, cols)
+            regs[ri, ci] = x[row % m, col % cols]
+        out.append(regs)
+    return out
+
+
+def register_fragment(kind: MmaKind, regs: dict, mt: int, ks: int) -> list[bytes]:
+    """The four A words rules_dot_mma builds from registers (mma_fragments.RegisterFragments)."""
+    words = []
+    for row, col in register_a_words(mt, ks):
+        pair = np.array([regs[row, col], regs[row, col + 1]], DTYPES[kind])
+        words.append(pair.tobytes())
+    return words
+
+
+def run_cta(
+    plan: MmaPlan, num_warps: int, a_kmajor: bool, b_kmajor: bool, a, b, a_registers=False
+) -> np.ndarray:
     kind = plan.kind
     sa = stage(a if a_kmajor else np.ascontiguousarray(a.T), a_kmajor)
     sb = stage(np.ascontiguousarray(b.T) if b_kmajor else b, b_kmajor)
@@ -124,9 +152,13 @@ def run_cta(plan: MmaPlan, num_warps: int, a_kmajor: bool, b_kmajor: bool, a, b)
             for lane in range(32)
             for key in itertools.product(range(plan.m // (8 * plan.wm)), range(2 * plan.n_tiles))
         }
+        held = acc_layout_registers(plan, a, warp) if a_registers else None
         for ks in range(plan.k_steps):
             afr = []
             for mt in range(plan.m_tiles):
+                if held is not None:
+                    afr.append([register_fragment(kind, held[lane], mt, ks) for lane in range(32)])
+                    continue
                 addrs = []
                 for lane in range(32):
                     r, c = a_lane_address(plan, a_kmajor, warp_m, lane, mt, ks)
@@ -202,6 +234,23 @@ def test_simulated_cta_computes_a_times_b(kind, a_kmajor, b_kmajor, shape, num_w
     a = rng.integers(-8, 8, (m, k)).astype(dt)
     b = rng.integers(-8, 8, (k, n)).astype(dt)
     got = run_cta(plan, num_warps, a_kmajor, b_kmajor, a, b)
+    np.testing.assert_array_equal(got, a.astype(np.float64) @ b.astype(np.float64))
+
+
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+@pytest.mark.parametrize("shape", [(128, 64, 64), (128, 128, 32), (64, 16, 128), (16, 8 * 8, 16)])
+@pytest.mark.parametrize("b_kmajor", [False, True])
+def test_simulated_cta_reads_a_from_accumulator_layout_registers(shape, num_warps, b_kmajor):
+    # a chain of dots (attention's p @ v): A is the earlier dot's [M, K] result, still in its
+    # accumulator layout with every warp along M; its registers are used as the A fragments
+    m, n, k = shape
+    if m < 16 * num_warps:
+        pytest.skip("fewer m16 tiles than warps: the plan keeps warps along N")
+    plan = MmaPlan(MmaKind.F16, AccKind.F32, 1, 0, m, n, k, num_warps, 1)
+    rng = np.random.default_rng(m + n + k + num_warps)
+    a = rng.integers(-8, 8, (m, k)).astype(np.float16)
+    b = rng.integers(-8, 8, (k, n)).astype(np.float16)
+    got = run_cta(plan, num_warps, True, b_kmajor, a, b, a_registers=True)
     np.testing.assert_array_equal(got, a.astype(np.float64) @ b.astype(np.float64))
 
 

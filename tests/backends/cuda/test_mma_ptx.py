@@ -157,10 +157,12 @@ def test_attention_softmax_stays_in_the_mma_layout() -> None:
     func = kernel_of(build(T.attention.fn, *sig))
     _, lowering = lower(func, "sm_80", CompileOptions())
     qk, pv = [op for op in func.walk() if isinstance(op, O.DotOp)]
-    qk_plan, pv_plan = choose(qk, 4, 80), choose(pv, 4, 80)
+    qk_plan, pv_plan = lowering.dot_plans(qk), lowering.dot_plans(pv)
     assert qk_plan is not None and pv_plan is not None
+    # a chain of dots puts every warp along M: each warp owns whole rows of s and p
+    assert (qk_plan.wm, qk_plan.wn) == (pv_plan.wm, pv_plan.wn) == (4, 1)
     mma = qk_plan.layout()
-    assert lowering.plan[pv.operands[0]] == mma  # p.to(fp16) is staged straight from registers
+    assert lowering.plan[pv.operands[0]] == mma  # p.to(fp16): pv's A fragments in registers
     loop = next(op for op in func.walk() if isinstance(op, O.ForOp))
     carried = [lowering.plan[a] for a in loop.body.args[1:]]  # m_i, l_i, acc in some order
     assert sorted(map(str, carried)) == sorted(map(str, [Slice(mma, 1)] * 2 + [pv_plan.layout()]))

@@ -22,6 +22,7 @@ from ..artifacts import AssertInfo
 from . import conversion, register_budget, rematerialize, thread_index
 from .axis_info import AxisAnalysis
 from .contiguous_pointers import rebase
+from .dot_plans import DotPlans
 from .layout import DimMap, Layout, ownership, register_keys
 from .layout_assign import LayoutPlan
 from .mma import SharedOperand
@@ -74,7 +75,9 @@ class Lowering:
         self.wgmma_deferred = False
         self.max_shared = MAX_SHARED
         self.axis = AxisAnalysis(func)
-        self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, num_warps, arch, wgmma))
+        # the tensor-core plan of each dot (dot_plans.py), read by the pins, pipeliner and rule
+        self.dot_plans = DotPlans(func, num_warps, arch, wgmma)
+        self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, self.dot_plans))
         register_budget.check(func, self.plan)
         self.env: dict[Value, Lowered] = {}
         self.asserts: list[AssertInfo] = []

@@ -15,6 +15,7 @@ from llvmlite import ir
 
 from ...ir.core import Op, Value
 from .axis_info import AxisAnalysis
+from .dot_plans import DotPlans
 from .layout import Layout
 from .layout_assign import LayoutPlan
 from .thread_index import Index, Terms
@@ -31,6 +32,7 @@ class LoweringState(Protocol):
     num_stages: int | None  # the launch's pipelining depth; None: no pipelining
     private_stages: bool  # loads other than dot operands may be pipelined too
     wgmma: bool  # tensor-core dots may run on wgmma
+    dot_plans: DotPlans  # each dot's tensor-core plan
     max_shared: int  # bytes of shared memory a block may use
     axis: AxisAnalysis
     plan: LayoutPlan

@@ -206,11 +206,14 @@ def _kind(a: ScalarType, out: ScalarType, precision: str) -> tuple[MmaKind, AccK
     return None
 
 
-def choose(op: O.DotOp, num_warps: int, arch: int, wgmma: bool = False) -> MmaPlan | None:
+def choose(
+    op: O.DotOp, num_warps: int, arch: int, wgmma: bool = False, rows: bool = False
+) -> MmaPlan | None:
     """The tensor-core plan for ``op``, or None where the FMA path must run it (before sm_80,
     an ieee fp32 dot, fp64, bf16 accumulators, small or odd shapes). Large accumulators stay
     on tensor cores: the FMA path would hold the same registers and run far slower. With
-    ``wgmma`` (sm_90a) the dots wgmma can run get a warpgroup plan."""
+    ``wgmma`` (sm_90a) the dots wgmma can run get a warpgroup plan. ``rows``: put every warp
+    along M where M has an m16 tile for each (a dot in a chain, dot_plans.py)."""
     if arch < 80:
         return None
     a_t, acc_t = op.operands[0].type, op.operands[2].type
@@ -227,7 +230,7 @@ def choose(op: O.DotOp, num_warps: int, arch: int, wgmma: bool = False) -> MmaPl
     n = acc_t.shape[-1]
     if m < 16 or n < 16 or k < max(16, kind.k) or not all(_pow2(x) for x in (m, n, k)):
         return None
-    wm, wn = warp_grid(m, n, num_warps)
+    wm, wn = (num_warps, 1) if rows and m >= 16 * num_warps else warp_grid(m, n, num_warps)
     passes = 3 if op.input_precision == "tf32x3" and kind is MmaKind.TF32 else 1
     plan = MmaPlan(kind, acc, passes, batch[0] if batch else 0, m, n, k, wm, wn)
     return (_warpgroup_plan(plan, num_warps) or plan) if wgmma else plan
@@ -295,6 +298,15 @@ def b_lane_address(
 def acc_key(mt: int, nt: int, i: int) -> tuple[int, int]:
     """Accumulator register key (row reg, column reg) of mma result register ``i`` (c0..c3)."""
     return 2 * mt + i // 2, 2 * nt + i % 2
+
+
+def register_a_words(mt: int, ks: int) -> list[tuple[int, int]]:
+    """Operand A of a 16-bit plan held in the accumulator layout (dot_plans.register_a): the
+    register key (row reg, column reg) of the first element of each fragment word a0..a3 of
+    instruction tile (``mt``, k step ``ks``); the word's second element is the next column
+    register. Rows g and g+8 are register rows 2*mt and 2*mt + 1, the k halves column pairs
+    4*ks and 4*ks + 2: the accumulator's column pairs are m16n8k16's A pairs."""
+    return [(2 * mt + h, 4 * ks + 2 * hi) for hi in (0, 1) for h in (0, 1)]
 
 
 def swizzled_offset(row: Index, col_bytes: Index, row_bytes: int) -> Index:

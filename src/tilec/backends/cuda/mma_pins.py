@@ -13,22 +13,20 @@ from __future__ import annotations
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import TileType
+from .dot_plans import DotPlans, register_a
 from .layout import Layout, Slice
-from .mma import Engine, choose
 
 _ELEMENTWISE = (O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp)
 
 
-def mma_pins(func: O.FuncOp, num_warps: int, arch: int, wgmma: bool = False) -> dict[Value, Layout]:
+def mma_pins(func: O.FuncOp, plans: DotPlans) -> dict[Value, Layout]:
     ops = list(func.walk())
     pins: dict[Value, Layout] = {}
-    for op in ops:
-        if isinstance(op, O.DotOp):
-            plan = choose(op, num_warps, arch, wgmma)
-            if plan is not None:
-                pins[op.result] = plan.layout()
-                if plan.engine is Engine.WGMMA and _invariant_load(op.operands[0], op):
-                    pins[op.operands[0]] = plan.layout()
+    for dot, plan in plans.items():
+        if plan is not None:
+            pins[dot.result] = plan.layout()
+            if register_a(plan) and _invariant_load(dot.operands[0], dot):
+                pins[dot.operands[0]] = plan.layout()
     if not pins:
         return pins
     loops = [op for op in ops if isinstance(op, O.ForOp)]
@@ -46,9 +44,10 @@ def mma_pins(func: O.FuncOp, num_warps: int, arch: int, wgmma: bool = False) -> 
 
 
 def _invariant_load(a: Value, dot: O.DotOp) -> bool:
-    """Whether operand A of a wgmma ``dot`` is a load outside the dot's block (attention's Q):
-    loaded in the accumulator's layout, its registers are wgmma's A fragments, and the dot
-    reads no shared memory for it. A load in the dot's own block is left to the pipeline."""
+    """Whether operand A of ``dot`` is a load outside the dot's block (attention's Q): loaded
+    in the accumulator's layout, its registers are the A fragments (dot_plans.register_a), and
+    the dot reads no shared memory for it. A load in the dot's own block is left to the
+    pipeline."""
     load = a.defining_op
     return isinstance(load, O.LoadOp) and load.parent is not dot.parent
 

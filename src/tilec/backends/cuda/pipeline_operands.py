@@ -18,7 +18,7 @@ from ...ir import ops as O
 from ...ir.core import Value
 from ...ir.types import TileType
 from .lowering_state import LoweringState
-from .mma import Staged, choose, staging
+from .mma import Staged, staging
 
 # what dynamic shared memory a block may use, by compute capability (the opt-in maximum): a
 # loop whose stages hold dot operands may fill it, as Triton's stages do
@@ -45,7 +45,7 @@ def operand_layout(L: LoweringState, loop: O.ForOp, op: O.LoadOp, nbytes: int) -
     is_a = dot.operands[0] is value
     if is_a and dot.operands[1] is value:
         return None
-    plan = choose(dot, L.num_warps, L.arch, L.wgmma)
+    plan = L.dot_plans(dot)
     if plan is None or plan.batch or 16 % nbytes:
         return None
     if op.mask is not None and op.other is not None and not _is_plus_zero(op.other):

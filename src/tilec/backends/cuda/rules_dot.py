@@ -3,8 +3,8 @@ accumulates its own accumulator elements over K, reading the rows and columns it
 
 Exact for every dtype (fp32 inputs compute in full fp32, more precise than tf32; f16/bf16 are
 widened to the accumulator type; integers multiply-add in the accumulator's width). On sm_80 and
-newer, dots that mma.py's ``choose`` accepts run on tensor cores instead (rules_dot_mma.py); this
-path keeps ieee fp32, fp64, bf16 accumulators and the shapes mma.sync cannot take.
+newer, dots with a tensor-core plan (dot_plans.py) run there instead (rules_dot_mma.py); this path
+keeps ieee fp32, fp64, bf16 accumulators and the shapes mma.sync cannot take.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import ScalarType, TileType, element_of
 from . import intrinsics as intr
-from . import mma, rules_dot_mma, scalar_ops
+from . import rules_dot_mma, scalar_ops
 from .lowering import Lowering, Rule, Tile
 from .types import I8, I32
 
 
 def _dot(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.DotOp) and isinstance(op.result.type, TileType)
-    plan = mma.choose(op, L.num_warps, L.arch, L.wgmma)
+    plan = L.dot_plans(op)
     if plan is not None:
         rules_dot_mma.lower(L, op, plan)
         return

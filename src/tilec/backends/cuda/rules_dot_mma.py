@@ -16,6 +16,7 @@ from ...ir.core import Value
 from ...ir.types import TileType
 from . import intrinsics as intr
 from . import rules_dot_wgmma
+from .dot_plans import register_a
 from .lowering import Lowering, Tile
 from .mma import (
     ATOM_ALIGN,
@@ -24,12 +25,11 @@ from .mma import (
     MmaKind,
     MmaPlan,
     Staged,
-    a_lane_address,
     acc_key,
-    b_lane_address,
     staging,
 )  # fmt: skip
 from .mma_expr import Expr
+from .mma_fragments import RegisterFragments, SharedFragments
 from .types import F16, F32, I8, I32
 from .wgmma import usable
 
@@ -57,46 +57,6 @@ def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> 
                 value = b.insert_element(value, t.regs[tuple(k)], ir.Constant(I32, e))
         ptr = b.gep(base, [Expr.of(row.b, off).v], source_etype=I8)
         b.store(value, ptr).align = vec * elem_bytes
-
-
-def _ldmatrix(b: ir.IRBuilder, ptr: ir.Value, count: int, trans: bool) -> list[ir.Value]:
-    """ldmatrix as inline PTX with side effects: LLVM must neither hoist it above the barrier
-    that publishes the staged operand nor merge it with the same load of another iteration."""
-    regs = ",".join(f"${i}" for i in range(count))
-    text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16 {{{regs}}}, [${count}];"
-    ret = ir.LiteralStructType([I32] * count)
-    out = intr.asm(b, ret, text, ",".join(["=r"] * count + ["l"]), [ptr])
-    return [b.extract_value(out, i) for i in range(count)]
-
-
-class _Fragments:
-    """ldmatrix loads of one operand for one (batch, k step)."""
-
-    def __init__(self, L: Lowering, plan: MmaPlan, s: Staged, base: ir.Value) -> None:
-        self.L, self.plan, self.s, self.base = L, plan, s, base
-        # lane addresses depend on the thread only: computed once, in the prologue
-        p, memo = L.prologue, L.prologue_memo
-        warp, self.lane = Expr(p, L.warp, memo), Expr(p, L.lane, memo)
-        self.warp_m = (warp // plan.wn) % plan.wm
-        self.warp_n = warp % plan.wn
-
-    def _load(self, row: Expr | int, col: Expr | int, batch: int, count: int) -> list[ir.Value]:
-        s, eb = self.s, self.plan.kind.elem_bytes
-        off = s.at(row, col * eb) + (s.offset + batch * s.nbytes)
-        ptr = self.L.b.gep(self.base, [Expr.of(self.L.prologue, off).v], source_etype=I8)
-        return _ldmatrix(self.L.b, ptr, count, not self.s.kmajor)
-
-    def a(self, mt: int, ks: int, batch: int) -> list[ir.Value]:
-        row, col = a_lane_address(self.plan, self.s.kmajor, self.warp_m, self.lane, mt, ks)
-        # K-major: smem rows are M; M-major: smem rows are K and columns M
-        return self._load(row, col, batch, 4) if self.s.kmajor else self._load(col, row, batch, 4)
-
-    def b(self, nt: int, ks: int, batch: int, x4: bool) -> list[ir.Value]:
-        k, col = b_lane_address(self.plan, self.s.kmajor, self.warp_n, self.lane, nt, ks, x4)
-        count = 4 if x4 else 2
-        return (
-            self._load(col, k, batch, count) if self.s.kmajor else self._load(k, col, batch, count)
-        )
 
 
 def _to_tf32(b: ir.IRBuilder, bits: ir.Value) -> ir.Value:
@@ -135,23 +95,27 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     assert isinstance(acc_v.type, TileType)
     layout = plan.layout()
     acc = L.tile(acc_v, layout)
-    if plan.engine is Engine.WGMMA and a_v not in L.shared_operands:
-        a = L.tile(a_v)
-        if a.layout == layout:  # A's registers are wgmma's A fragments as they are
-            # B of a wgmma plan is always staged in swizzle atoms (mma.staging)
-            (sb, base_b) = _in_shared(L, plan, (b_v,), first=1)[0]
+    a = None if a_v in L.shared_operands or not register_a(plan) else L.tile(a_v)
+    if a is not None and a.layout == layout:
+        # A's registers are the A fragments as they are (mma_fragments.py); B is staged alone
+        (sb, base_b) = _in_shared(L, plan, (b_v,), first=1)[0]
+        if plan.engine is Engine.WGMMA:
+            fa = RegisterFragments(L.b, a, batched=False)
             regs = rules_dot_wgmma.accumulate(
-                L, op.parent, plan, a, (sb, base_b), acc.regs, _deferred(L, op)
+                L, op.parent, plan, fa, (sb, base_b), acc.regs, _deferred(L, op)
             )
-            L.set(op.result, Tile(layout, acc.shape, regs))
-            return
+        else:
+            fa = RegisterFragments(L.b, a, batched=plan.batch > 0)
+            regs = _accumulate(L, op, plan, fa, SharedFragments(L, plan, sb, base_b), acc)
+        L.set(op.result, Tile(layout, acc.shape, regs))
+        return
     (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
     if usable(plan, sa, sb):
         regs = rules_dot_wgmma.accumulate(
             L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs, _deferred(L, op)
         )
     else:
-        fa, fb = _Fragments(L, plan, sa, base_a), _Fragments(L, plan, sb, base_b)
+        fa, fb = SharedFragments(L, plan, sa, base_a), SharedFragments(L, plan, sb, base_b)
         regs = _accumulate(L, op, plan, fa, fb, acc)
     L.set(op.result, Tile(layout, acc.shape, regs))
 
@@ -212,7 +176,12 @@ def _in_shared(
 
 
 def _accumulate(
-    L: Lowering, op: O.DotOp, plan: MmaPlan, fa: _Fragments, fb: _Fragments, acc: Tile
+    L: Lowering,
+    op: O.DotOp,
+    plan: MmaPlan,
+    fa: SharedFragments | RegisterFragments,
+    fb: SharedFragments,
+    acc: Tile,
 ) -> dict:
     b = L.b
     regs = dict(acc.regs)

@@ -15,8 +15,9 @@ from llvmlite import ir
 from ...ir.core import Block
 from . import intrinsics as intr
 from . import wgmma
-from .lowering import Lowering, Tile
+from .lowering import Lowering
 from .mma import MmaPlan, Staged
+from .mma_fragments import RegisterFragments
 from .types import F32, I32, I64
 
 _FENCE = "llvm.nvvm.wgmma.fence.sync.aligned"
@@ -27,7 +28,7 @@ def accumulate(
     L: Lowering,
     block: Block | None,
     plan: MmaPlan,
-    a: tuple[Staged, ir.Value] | Tile,
+    a: tuple[Staged, ir.Value] | RegisterFragments,
     b: tuple[Staged, ir.Value],
     regs: dict,
     deferred: bool = False,
@@ -45,21 +46,19 @@ def accumulate(
     regs = dict(regs)
     sb, base_b = b
     groups = plan.wm // 4
-    if isinstance(a, Tile):
-        a_operand = _RegisterA(bld, a)
-    else:
-        a_operand = _SharedA(L, plan, *a)
+    registers_a = isinstance(a, RegisterFragments)
+    a_operand = a if registers_a else _SharedA(L, plan, *a)
     desc_b = _descriptor(bld, sb, base_b)
     count = plan.n // 2
-    text = wgmma.instruction(plan, sb.kmajor, registers_a=isinstance(a, Tile))
-    a_cons = ["r"] * 4 if isinstance(a, Tile) else ["l"]
+    text = wgmma.instruction(plan, sb.kmajor, registers_a=registers_a)
+    a_cons = ["r"] * 4 if registers_a else ["l"]
     cons = ",".join(["=f"] * count + a_cons + ["l"] + [str(i) for i in range(count)])
     ret = ir.LiteralStructType([F32] * count)
     _call(bld, _FENCE)
     for ks in range(plan.k // 16):
         db = _at(bld, desc_b, wgmma.b_offset(sb, ks))
         for mi in range(plan.m // (64 * groups)):
-            ops = a_operand.at(mi, ks)
+            ops = a_operand.a(mi, ks, 0)
             keys = wgmma.acc_keys(plan, mi)
             out = intr.asm(bld, ret, text, cons, [*ops, db, *(regs[k] for k in keys)])
             for i, k in enumerate(keys):
@@ -87,27 +86,9 @@ class _SharedA:
             wg = b.zext(b.lshr(L.warp, ir.Constant(I32, 2)), I64)
             self.desc = b.add(self.desc, b.mul(wg, ir.Constant(I64, 64 * s.width >> 4)))
 
-    def at(self, mi: int, ks: int) -> list[ir.Value]:
+    def a(self, mi: int, ks: int, batch: int) -> list[ir.Value]:
         offset = wgmma.a_offset(self.s, mi * self.groups, ks)
         return [_at(self.b, self.desc, offset)]
-
-
-class _RegisterA:
-    """A in registers, in the accumulator's layout: four 32-bit words of 16-bit pairs each."""
-
-    def __init__(self, b: ir.IRBuilder, t: Tile) -> None:
-        self.b, self.t = b, t
-
-    def at(self, mi: int, ks: int) -> list[ir.Value]:
-        return [self._pair(2 * mi + h, 4 * ks + 2 * hi) for hi in (0, 1) for h in (0, 1)]
-
-    def _pair(self, row: int, col: int) -> ir.Value:
-        b, regs = self.b, self.t.regs
-        lo = regs[(row, col)]
-        pair = ir.Constant(ir.VectorType(lo.type, 2), None)
-        pair = b.insert_element(pair, lo, ir.Constant(I32, 0))
-        pair = b.insert_element(pair, regs[(row, col + 1)], ir.Constant(I32, 1))
-        return b.bitcast(pair, I32)
 
 
 def _descriptor(b: ir.IRBuilder, s: Staged, base: ir.Value) -> ir.Value:
