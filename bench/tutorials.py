@@ -134,7 +134,7 @@ def compare(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         for row, ref_row in zip(ours["rows"], ref["rows"]):
             x = {k: row.get(k) for k in ours["x"]}
             for line in ours["lines"]:
-                a, b = row.get(line), ref_row.get(line)
+                a, b = _value(row, line), _value(ref_row, line)
                 if not _is_kernel_line(line) or not _number(a) or not _number(b):
                     continue
                 ratio = (b / a) if lower_is_better else (a / b)
@@ -145,8 +145,20 @@ def compare(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return points
 
 
+def _value(row: dict[str, Any], line: str) -> Any:
+    """A line's value in a row: Triton's tables name the column "line (unit)"."""
+    return next((v for k, v in row.items() if k == line or k.startswith(f"{line} (")), None)
+
+
 def _number(v: Any) -> bool:
     return isinstance(v, float) and math.isfinite(v) and v > 0
+
+
+def report_points(report: dict[str, Any]) -> None:
+    """Print the comparison of a JSON report written earlier."""
+    for name, t in report["tutorials"].items():
+        print(f"== {name}")
+        _print_points(compare(t["sides"]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("tutorials", nargs="+", help="tutorial numbers or file names, e.g. 02 05")
     p.add_argument("--out", type=Path, default=HERE / "results")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per child")
+    p.add_argument("--from-json", action="store_true", help="TUTORIALS[0] is a report to print")
     args = p.parse_args(argv)
+    if args.from_json:
+        report_points(json.loads(Path(args.tutorials[0]).read_text()))
+        return 0
     folder = args.checkout.resolve() / "python" / "tutorials"
     report: dict[str, Any] = {"machine": platform.platform(), "env": _env(), "tutorials": {}}
     failed = False
