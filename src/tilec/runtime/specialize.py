@@ -24,6 +24,12 @@ from .reinterpret import element_type
 
 Describer = Callable[[Any], tuple[Any, Any]]
 
+
+class IntegerOverflowError(UsageError, OverflowError):
+    """An integer argument outside the 64-bit range: an OverflowError too, as the native
+    launcher and Triton raise it."""
+
+
 # Integer key parts: a type code plus 1 when the value is divisible by 16; ONE folds the value.
 ONE, I32, I64, U64, BOOL, FP32 = 1, 2, 4, 6, 8, 9
 _INT_TYPES = {I32: ir.int32, I64: ir.int64, U64: ir.uint64}
@@ -72,7 +78,7 @@ def _describe_int(v: int) -> tuple[int, int]:
     elif 0 <= v < 0x1_0000_0000_0000_0000:
         code = U64
     else:
-        raise UsageError(f"integer {v} does not fit in 64 bits")
+        raise IntegerOverflowError(f"integer {v} does not fit in 64 bits")
     return code + (v % 16 == 0), v
 
 
