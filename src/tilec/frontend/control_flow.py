@@ -18,7 +18,7 @@ from ..ir import ops as O
 from ..ir import types as T
 from ..ir.core import Block
 from ..ir.types import ScalarType
-from . import arith
+from . import arith, elementwise_map
 from . import const_pointers as C
 from . import semantics as S
 from .builtins_shape import unsplat
@@ -96,10 +96,13 @@ def visit_if(cg: Visitor, node: ast.If, rest: list[ast.stmt]) -> None:
         cg.visit_body(chosen + rest)
         cg.returned = True  # those statements are done
         return
-    cond = _scalar_condition(cg, cond, "an if statement")
     takes_rest = _contains_return(node.body) or _contains_return(node.orelse)
     then_stmts = node.body + rest if takes_rest else node.body
     else_stmts = node.orelse + rest if takes_rest else node.orelse
+    if elementwise_map.is_masked(cg, cond):
+        elementwise_map.masked_if(cg, cond, then_stmts, else_stmts, takes_rest)
+        return
+    cond = _scalar_condition(cg, cond, "an if statement")
     tmp = cg.b.if_(cond.value)
     then_scope = _branch(cg, tmp.then_block, then_stmts)
     else_scope = _branch(cg, tmp.else_block, else_stmts)
@@ -176,6 +179,8 @@ def visit_ifexp(cg: Visitor, node: ast.IfExp) -> Any:
     cond = unwrap(cg.expr(node.test))
     if not _runtime(cond):
         return cg.expr(node.body if cond else node.orelse)
+    if elementwise_map.is_masked(cg, cond):
+        return elementwise_map.masked_ifexp(cg, cond, node)
     cond = _scalar_condition(cg, cond, "a conditional expression")
     tmp = cg.b.if_(cond.value)
     with cg.b.at_end_of(tmp.then_block):

@@ -21,6 +21,7 @@ class Unit:
         self.b = builder
         self.stack: list[Any] = []  # functions being inlined, to reject recursion
         self.unrolled = 0  # iterations of static loops generated so far (bounded)
+        self.mapping = 0  # depth of tl.map_elementwise bodies being generated
         # tl.const pointers bound or merged (const_pointers.py)
         self.const_pointers: set[Value] = set()
 

@@ -58,7 +58,6 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 # Triton names tilec does not implement: using one in a kernel is a clear compile error.
 _UNSUPPORTED = {
     "inline_asm_elementwise": "tl.inline_asm_elementwise (inline PTX)",
-    "map_elementwise": "tl.map_elementwise",
 }
 
 

@@ -88,6 +88,7 @@ from ..frontend.builtins_shape import (
     view,
     zeros,
 )
+from ..frontend.elementwise_map import map_elementwise
 from ..frontend.ranges import range, static_range
 from ..frontend.values import BlockPointer as block_pointer
 from ..frontend.values import Tensor as tensor
@@ -189,7 +190,7 @@ __all__ = [
     "exp", "exp2", "expand_dims", "fdiv", "flip", "float8e4b8", "float8e4b15", "float8e4nv", "float8e5",
     "float8e5b16", "float16", "float32", "float64", "floor", "fma",
     "full", "int1", "int8", "int16", "int32", "int64", "interleave", "item", "join", "load",
-    "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor",
+    "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor", "map_elementwise",
     "max_constancy", "max_contiguous", "maximum", "minimum", "multiple_of", "num_programs",
     "permute", "program_id", "range", "ravel", "reduce", "reshape", "rsqrt", "sin", "split",
     "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store",
