@@ -80,6 +80,27 @@ def is_read_only(value: Any) -> bool:
     return isinstance(data, tuple) and len(data) == 2 and data[1] is True
 
 
+def split_leaf(name: str) -> tuple[str, tuple[int, ...]]:
+    """A written parameter's name as its parameter and the indices into it: ``"x"`` is
+    ``("x", ())``, a tuple argument's leaf ``"x[1][0]"`` is ``("x", (1, 0))``."""
+    top, _, rest = name.partition("[")
+    return top, tuple(int(i) for i in rest.rstrip("]").split("][")) if rest else ()
+
+
+def read_only_leaf(value: Any, paths: Sequence[tuple[int, ...]], name: str) -> None:
+    """Refuse a read-only array at one of ``paths`` inside the tuple argument ``value``
+    (paths a specialization with another structure wrote are skipped)."""
+    for path in paths:
+        leaf = value
+        try:
+            for i in path:
+                leaf = leaf[i]
+        except (IndexError, KeyError, TypeError):
+            continue
+        if is_read_only(leaf):
+            raise read_only_error(name + "".join(f"[{i}]" for i in path))
+
+
 def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> tuple[int, int, int]:
     """A grid that is not a tuple (a callable of the meta-parameters, a list, an int) as the
     three checked dimensions the kernels launch with."""
@@ -96,10 +117,14 @@ def _signature_source(params: Sequence[Parameter]) -> str:
 
 
 # Generated names all start with ``_tilec`` and parameter names may not, so they never clash.
-def _describe_lines(i: int, p: Parameter, written: bool = False) -> list[str]:
+def _describe_lines(
+    i: int, p: Parameter, written: bool = False, leaves: Sequence[tuple[int, ...]] = ()
+) -> list[str]:
     a, k, v = p.name, f"_tilec_k{i}", f"_tilec_v{i}"
     # only for arrays the kernel writes through: a read-only one would crash the process
     check = [f"    if not {a}.flags.writeable: raise _tilec_ro({a!r})"] if written else []
+    if leaves:  # arrays inside a tuple argument the kernel writes through
+        return [f"_tilec_rol({a}, {tuple(leaves)!r}, {a!r})", *_describe_lines(i, p)]
     if p.constexpr:
         return [f"{k} = {a} if {a}.__class__ is int else _tilec_ck({a}); {v} = {a}"]
     if p.do_not_specialize:
@@ -128,7 +153,8 @@ def _describe_lines(i: int, p: Parameter, written: bool = False) -> list[str]:
 _FACTORY_ARGS = (
     "_tilec_jit, _tilec_cfg, _tilec_D, _tilec_r, _tilec_uns, _tilec_ck, _tilec_defaults, "
     "_tilec_eval, _tilec_np, _tilec_npoff, _tilec_npk, _tilec_npkeys, _tilec_pt, _tilec_tkh, "
-    "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error, _tilec_ro, _tilec_tdev"
+    "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error, _tilec_ro, _tilec_tdev, "
+    "_tilec_rol"
 )
 
 
@@ -145,7 +171,16 @@ def generate_source(
     keys = "(" + "".join(f"_tilec_k{i}, " for i in range(n)) + ")"
     values = "(" + "".join(f"_tilec_v{i}, " for i in range(n)) + ")"
     names = "".join(f"{p.name!r}: {p.name}, " for p in params)
-    body = [line for i, p in enumerate(params) for line in _describe_lines(i, p, p.name in written)]
+    leaves: dict[str, list[tuple[int, ...]]] = {}
+    for n in written:
+        top, path = split_leaf(n)
+        if path:
+            leaves.setdefault(top, []).append(path)
+    body = [
+        line
+        for i, p in enumerate(params)
+        for line in _describe_lines(i, p, p.name in written, sorted(leaves.get(p.name, ())))
+    ]
     body = body or ["pass"]  # a kernel without parameters describes nothing
     lines = [
         f"def _tilec_factory({_FACTORY_ARGS}):",
@@ -210,6 +245,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
         TilecError,
         read_only_error,
         specialize.torch_device_error,
+        read_only_leaf,
     )
     launch.__qualname__ = name  # Python's own binding errors read "kernel() got ..."
     return launch  # type: ignore[no-any-return]
@@ -221,6 +257,8 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
     native = launcher.native_module()
     if native is None or any(p.var_positional for p in params):  # it binds a fixed count
         return None
+    if any(split_leaf(n)[1] for n in jit._written):
+        return None  # it does not look inside tuples for read-only arrays: the Python path does
     fast_np = numpy_struct.fast_path()
     layout = numpy_struct.layout() if fast_np else numpy_struct.NumpyLayout(0, 0)
     torch = sys.modules.get("torch")

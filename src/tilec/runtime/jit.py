@@ -30,6 +30,8 @@ from .binder import (
     native_dispatcher,
     parameters_of,
     read_only_error,
+    read_only_leaf,
+    split_leaf,
 )
 from .global_guard import GlobalGuard
 from .kernel import LaunchedKernel
@@ -297,14 +299,22 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
     def _note_writes(self, writes: Sequence[str], arguments: dict[str, Any]) -> None:
         """Remember the parameters a kernel writes (the next launch function checks them) and
         refuse a read-only array among this launch's arguments."""
-        written = self._written | {n for n in writes if n in self.arg_names}
+        written = self._written | {n for n in writes if split_leaf(n)[0] in self.arg_names}
         if written != self._written:
             self._written = frozenset(written)
             self._launch_fn = None
             self._reset_bind()
         for name in written:
-            if name in arguments and is_read_only(arguments[name]):
-                raise UsageError(f"{self.__name__}: {read_only_error(name)}")
+            top, path = split_leaf(name)
+            if top not in arguments:
+                continue
+            try:
+                if path:  # an array inside a tuple argument
+                    read_only_leaf(arguments[top], [path], top)
+                elif is_read_only(arguments[top]):
+                    raise read_only_error(name)
+            except UsageError as exc:
+                raise UsageError(f"{self.__name__}: {exc}") from None
 
     def _build(self, arg_keys: tuple[Any, ...], options: dict[str, Any]) -> LaunchedKernel:
         specs = tuple(
