@@ -23,7 +23,7 @@ from ..base import Benchmarker, GPUTarget
 from ..float_bits import FORMATS, round_float_bits
 from ..target import Target
 from . import ptx_version, timing
-from .launch import CudaLauncher, torch_stream
+from .launch import CudaLauncher, current_torch_device, torch_stream
 from .layout import WARP_SIZE
 
 
@@ -97,6 +97,10 @@ class CudaDriver:
     memory = "cuda"  # kernels read CUDA device memory
     torch_device = "cuda"
 
+    def __init__(self) -> None:
+        # current_target's answers by (device ordinal, requested PTX version)
+        self._targets: dict[tuple[int, int | None], Target] = {}
+
     def is_available(self) -> bool:
         try:
             cu = _cu()
@@ -116,11 +120,34 @@ class CudaDriver:
         return ctx
 
     def current_target(self) -> Target:
+        """The current device's target, queried once per (device, requested PTX version):
+        programs ask for it on every call (Triton's tutorials do, through ``is_hip()``), and
+        the driver calls behind it cost ~100 µs."""
+        device = current_torch_device()
+        if device is None:
+            device = self._context_device()
+        requested = config.get().ptx_version  # TILEC_PTX_VERSION, validated like any other
+        target = self._targets.get((device, requested))
+        if target is None:
+            target = self._targets[device, requested] = self._query_target(device, requested)
+        return target
+
+    def _context_device(self) -> int:
+        """The ordinal of the current context's device (device 0's primary context if none)."""
         cu = _cu()
+        err, dev = cu.cuCtxGetDevice()
+        if err == cu.CUresult.CUDA_SUCCESS:
+            return int(dev)
         if not self.is_available():
             raise PlatformError("no CUDA device is available (run `tilec doctor`)")
         self.ensure_context()
-        dev = check(cu.cuCtxGetDevice(), "cuCtxGetDevice")
+        return int(check(cu.cuCtxGetDevice(), "cuCtxGetDevice"))
+
+    def _query_target(self, device: int, requested: int | None) -> Target:
+        cu = _cu()
+        if not self.is_available():
+            raise PlatformError("no CUDA device is available (run `tilec doctor`)")
+        dev = check(cu.cuDeviceGet(device), "cuDeviceGet")
         attr = cu.CUdevice_attribute
         major = check(
             cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
@@ -132,7 +159,6 @@ class CudaDriver:
         )
         version = check(cu.cuDriverGetVersion(), "cuDriverGetVersion")
         arch = arch_name(major, minor)
-        requested = config.get().ptx_version  # TILEC_PTX_VERSION, validated like any other
         return Target("cuda", arch, ptx_version=ptx_version.choose(arch, version, requested))
 
     def target_for(self, arch: str) -> Target:
