@@ -12,7 +12,7 @@ import threading
 from functools import cache
 
 from ...errors import LoweringError, PlatformError, UnsupportedFeature
-from ..llvm import forksafe
+from ..llvm import codegen_worker, forksafe
 from . import toolchain
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -85,6 +85,7 @@ def _llvm():  # type: ignore[no-untyped-def]
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
+    codegen_worker.set_options(llvm)  # before any target machine exists (32-bit smem pointers)
     return llvm
 
 

@@ -21,11 +21,12 @@ from .types import I8, I32
 
 def ldmatrix(b: ir.IRBuilder, ptr: ir.Value, count: int, trans: bool) -> list[ir.Value]:
     """ldmatrix as inline PTX with side effects: LLVM must neither hoist it above the barrier
-    that publishes the staged operand nor merge it with the same load of another iteration."""
+    that publishes the staged operand nor merge it with the same load of another iteration.
+    Shared-memory pointers are 32-bit (codegen_worker.OPTIONS: --nvptx-short-ptr)."""
     regs = ",".join(f"${i}" for i in range(count))
     text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16 {{{regs}}}, [${count}];"
     ret = ir.LiteralStructType([I32] * count)
-    out = intr.asm(b, ret, text, ",".join(["=r"] * count + ["l"]), [ptr])
+    out = intr.asm(b, ret, text, ",".join(["=r"] * count + ["r"]), [ptr])
     return [b.extract_value(out, i) for i in range(count)]
 
 

@@ -20,8 +20,10 @@ from typing import Any
 # specializes an integer argument equal to 1 as a constant (as Triton does), so a stride that
 # reaches a kernel at run time is not 1 and that version never runs, while its fallback stays
 # scalar; without it the vectorizer gathers (a column sum with a run-time row stride, 2-core
-# x86-64: 24.7 -> 5.3 ms).
-OPTIONS = ("-enable-mem-access-versioning=0",)
+# x86-64: 24.7 -> 5.3 ms). NVPTX: shared, constant and local pointers are 32 bits wide (as
+# Triton's are), so each shared-memory address a kernel keeps (ldmatrix's lane addresses, one per
+# operand fragment) takes one register instead of two (attention's K loop, sm_90: 164 -> 128).
+OPTIONS = ("-enable-mem-access-versioning=0", "--nvptx-short-ptr")
 
 
 def set_options(llvm: Any) -> None:
