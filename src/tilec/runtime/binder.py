@@ -20,7 +20,7 @@ from .. import config
 from ..backends import dlpack_exchange, launcher
 from ..backends.base import normalize_grid
 from ..constexpr import is_constexpr_annotation
-from ..errors import TilecError, UsageError
+from ..errors import CompileError, TilecError, UsageError
 from . import numpy_struct, specialize
 
 Launch = Callable[..., Any]
@@ -324,6 +324,17 @@ def _native_kind(p: Parameter, written: Collection[str]) -> bytes:
     return b"w" if p.name in written else b"n"
 
 
+def check_specializable(params: Sequence[Parameter]) -> None:
+    """Triton's rule, checked when a kernel compiles: a tl.constexpr parameter is specialized
+    on its value, so it cannot also be listed in do_not_specialize."""
+    for p in params:
+        if p.constexpr and p.do_not_specialize:
+            raise CompileError(
+                f"{p.name} marked as constexpr and listed in do_not_specialize: a compile-time "
+                "parameter is always specialized on its value"
+            )
+
+
 def parameters_of(
     fn: Callable[..., Any], do_not_specialize: Sequence[str | int] = ()
 ) -> tuple[Parameter, ...]:
@@ -345,7 +356,7 @@ def parameters_of(
             continue  # only @jit helpers may have them (launch_refusal)
         cx = is_constexpr_annotation(p.annotation)
         star = p.kind is p.VAR_POSITIONAL  # a launch passes them as one tuple argument
-        nospec_p = p.name in nospec and not cx
+        nospec_p = p.name in nospec  # with constexpr too: refused when it compiles
         result.append(Parameter(p.name, cx, nospec_p, p.default, len(result), star))
     return tuple(result)
 

@@ -24,6 +24,7 @@ from ..source_text import def_text, recover_exec_source, with_text
 from . import checked_kernel, compiler, descriptor_args, fingerprint, kernel, specialize
 from .binder import (
     MISSING,
+    check_specializable,
     is_read_only,
     launch_refusal,
     make_launch,
@@ -317,6 +318,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
                 raise UsageError(f"{self.__name__}: {exc}") from None
 
     def _build(self, arg_keys: tuple[Any, ...], options: dict[str, Any]) -> LaunchedKernel:
+        check_specializable(self.params)
         specs = tuple(
             specialize.spec_from_key(p.name, k, p.constexpr) for p, k in zip(self.params, arg_keys)
         )

@@ -144,6 +144,7 @@ def compile(  # Triton's name
     """Compile ``src`` (an ASTSource) for ``target`` with Triton's options dict. A @jit kernel
     and a signature (``compile(kernel, "*fp32, i32", target=...)``) is tilec's own form."""
     from ....runtime import compiler
+    from ....runtime.binder import check_specializable
     from ....runtime.launch_options import check_for_backend, compile_options
 
     if getattr(src, "__tilec_jit__", False):
@@ -155,6 +156,7 @@ def compile(  # Triton's name
     from ...pickling import register
 
     register()  # hosts send the binary, and its kernel, between processes
+    check_specializable(src.fn.params)
     chosen = _tilec_target(target)
     given = dict(options or {})
     # Triton's debug keeps device asserts; tilec's also checks every memory access, which
