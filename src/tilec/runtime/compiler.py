@@ -63,8 +63,15 @@ def _jit_values(value: Any) -> Iterator[Any]:
             yield from _jit_values(v)
 
 
-def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: CompileOptions) -> str:
-    """The content address of one compiled specialization."""
+def cache_key(
+    fn: Any,
+    specs: Sequence[ArgSpec],
+    target: Target,
+    options: CompileOptions,
+    name: str | None = None,
+) -> str:
+    """The content address of one compiled specialization (``name``: the kernel's symbol when
+    its ``repr`` hook names it otherwise than the function)."""
     parts = [
         f"tilec {__version__}",
         f"compiler {compiler_fingerprint()}",
@@ -78,6 +85,7 @@ def cache_key(fn: Any, specs: Sequence[ArgSpec], target: Target, options: Compil
         f"options {options!r}",
         f"experimental {sorted(config.get().experimental)}",
         f"disable_mma_v3 {config.get().disable_mma_v3}",
+        *([f"name {name}"] if name is not None else []),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -97,10 +105,13 @@ def build_ir(
 
 
 def _compile_uncached(
-    fn: Any, specs: Sequence[ArgSpec], target: Target, options: CompileOptions
+    fn: Any,
+    specs: Sequence[ArgSpec],
+    target: Target,
+    options: CompileOptions,
+    name: str | None = None,
 ) -> CompiledKernel:
-
-    module = build_ir(fn, specs, debug=options.debug or config.get().debug)
+    module = build_ir(fn, specs, name=name, debug=options.debug or config.get().debug)
     # before the backend, which may rewrite the module (a test's stand-in module has no IR)
     writes = module_written_params(module) if isinstance(module, ModuleOp) else ()
     bounds = None
@@ -148,19 +159,21 @@ def compile(
     options: CompileOptions | None = None,
     *,
     use_cache: bool | None = None,
+    name: str | None = None,
 ) -> CompiledKernel:
-    """Compile ``fn`` (a @jit function or its Python function) for ``specs`` on ``target``."""
+    """Compile ``fn`` (a @jit function or its Python function) for ``specs`` on ``target``;
+    ``name`` (a valid symbol) names the kernel instead of the function's own name."""
     options = options or CompileOptions()
     cfg = config.get()
     use_cache = cfg.cache_enabled if use_cache is None else use_cache
     # a kernel reading an object with no stable text must not meet another process's entry
     use_cache = use_cache and getattr(fn, "disk_cacheable", True)
-    key = cache_key(fn, specs, target, options)
+    key = cache_key(fn, specs, target, options, name)
     cache = KernelCache(cfg.cache_dir) if use_cache else None
     # always_compile (TRITON_ALWAYS_COMPILE) skips the lookup; the fresh result is still stored
     compiled = None if cfg.always_compile else _cached(cache, key)
     if compiled is None:
-        compiled = _compile_uncached(fn, specs, target, options)
+        compiled = _compile_uncached(fn, specs, target, options, name)
         if cache is not None:
             try:
                 cache.put(key, compiled, specs)

@@ -36,6 +36,7 @@ from .binder import (
 )
 from .global_guard import GlobalGuard
 from .kernel import LaunchedKernel
+from .kernel_repr import KernelRepr, specialization_proxy, symbol_name
 from .launch_options import check_for_backend, compile_options, hashable_options
 from .reinterpret import TensorWrapper, reinterpret, type_canonicalisation_dict  # noqa: F401
 from .tuple_args import TupleKernel, tuple_positions
@@ -85,6 +86,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         debug: bool | None = None,
         noinline: bool = False,
         backend: str | None = None,
+        repr: Callable[[Any], str] | None = None,
     ) -> None:
         if backend is not None:
             registry.check_name(backend)
@@ -120,7 +122,8 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         self._checked_kernels = False  # some launch compiled a bounds-checked kernel
         # Triton's attributes hosts read (Inductor clears and restores them around pickling)
         self.__globals__: dict[str, Any] | None = fn.__globals__
-        self.repr: Callable[[Any], str] = _kernel_name
+        # Triton's hook naming a compiled specialization (hosts call it, and may replace it)
+        self.repr: Callable[[Any], str] = KernelRepr(fn.__name__, repr)
         self._hash_lock: Any = threading.RLock()
 
     # ------------------------------------------------------------------ Triton's surface
@@ -331,7 +334,9 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         opts = compile_options(options, self.debug)
         check_for_backend(opts, device)
         backend = registry.get(device)
-        compiled = compiler.compile(self, specs, _target(device, backend), opts)
+        name = self.repr(specialization_proxy(specs))
+        name = None if name == self.__name__ else symbol_name(name)
+        compiled = compiler.compile(self, specs, _target(device, backend), opts, name=name)
         built = kernel.build(backend, compiled, leaves(specs))  # a tuple passes its leaves
         if compiled.metadata.bounds is not None and not self._checked_kernels:
             self._checked_kernels = True
@@ -345,11 +350,6 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
 
 
 _LIVE: weakref.WeakSet[JITFunction] = weakref.WeakSet()
-
-
-def _kernel_name(kernel: JITFunction) -> str:
-    """Triton's default ``repr`` hook: the name launch hooks report a kernel by."""
-    return kernel.__name__
 
 
 def _rebuild_launches() -> None:
@@ -386,7 +386,8 @@ def jit(
 ) -> JITFunction | Callable[[Callable[..., Any]], JITFunction]:
     """Decorate a kernel: ``@tilec.jit`` or ``@tilec.jit(do_not_specialize=["n"], debug=True)``.
 
-    ``backend=`` (a registered backend's name) pins the backend; Triton's ``repr``, ``launch_metadata`` and
+    ``backend=`` (a registered backend's name) pins the backend; Triton's ``repr(specialization)``
+    names each compiled specialization (its ``.name``); ``launch_metadata`` and
     ``do_not_specialize_on_alignment`` (host-side profiling hooks) are accepted and ignored.
     """
     allowed = {"repr", "launch_metadata", "do_not_specialize_on_alignment", "version"}
@@ -396,7 +397,12 @@ def jit(
 
     def decorator(f: Callable[..., Any]) -> JITFunction:
         return JITFunction(
-            f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline, backend=backend
+            f,
+            do_not_specialize=do_not_specialize,
+            debug=debug,
+            noinline=noinline,
+            backend=backend,
+            repr=ignored.get("repr"),
         )
 
     return decorator(fn) if fn is not None else decorator
