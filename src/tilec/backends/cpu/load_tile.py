@@ -91,9 +91,11 @@ class LoadTile(Tile):
         self.volatile = volatile
 
     def cost(self) -> int:
-        # a strided/contiguous load is one instruction off a hoisted row base: reloading it
-        # (from cache) is as cheap as reading a stack copy; a gather is not
-        return 2 if self.ptr.stride() is not None else 4 + self.ptr.cost()
+        # a strided/contiguous load (along any axis, which a nest may run innermost) is one
+        # instruction off a hoisted row base: reloading it (from cache) is as cheap as reading a
+        # stack copy; a gather is not
+        strided = any(self.ptr.stride_on(a) is not None for a in range(len(self.shape)))
+        return 2 if strided else 4 + self.ptr.cost()
 
     def children(self) -> Sequence[Tile]:
         return [t for t in (self.ptr, self.mask, self.other) if t is not None]

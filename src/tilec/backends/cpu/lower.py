@@ -249,8 +249,11 @@ class Lowering:
 
 def expensive(tile: Tile) -> bool:
     """Worth a buffer rather than recomputing per use. Contiguous/strided pointer tiles never
-    are: an element is one add off a row base that LLVM hoists."""
-    if isinstance(tile.elem, PointerType) and tile.stride() is not None:
+    are (along any axis, which a nest may run innermost): an element is one add off a row base
+    that LLVM hoists."""
+    if isinstance(tile.elem, PointerType) and any(
+        tile.stride_on(a) is not None for a in range(len(tile.shape))
+    ):
         return False
     return tile.cost() >= RECOMPUTE_LIMIT
 

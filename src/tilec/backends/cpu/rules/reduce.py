@@ -1,10 +1,12 @@
 """Rules for reductions and scans.
 
-A single-operand reduction along the innermost axis whose combine region is one commutative op
-(sum, max, min, ...) accumulates in a register with reassociation allowed, so LLVM vectorizes it
-(a tree of SIMD partial results). Any other reduction or scan (argmax's two operands, user
-combine functions, non-innermost axes) runs the combine region element by element: the axis in an
-outer loop, the remaining dimensions in a contiguous inner nest.
+A single-operand reduction whose combine region is one commutative op (sum, max, min, ...), along
+the axis its nest runs innermost (the last, or the one its memory runs along: inner_axis.py),
+accumulates in a register with reassociation allowed, so LLVM vectorizes it (a tree of SIMD
+partial results); along the last axis of a tile whose memory runs along another, it accumulates
+a buffer of results at once along that axis instead. Any other reduction or scan (argmax's two
+operands, user combine functions, other axes) runs the combine region element by element: the
+axis in an outer loop, the remaining dimensions in a contiguous inner nest.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ....ir import ops as O
 from ....ir.core import Block, Op, Value
 from ....ir.types import Kind, ScalarType, element_of, shape_of
 from ...llvm import types as T
+from ..inner_axis import inner_axis
 from ..load_tile import find_split
 from ..lower import Lowered, Lowering
 from ..nest import counted_loop, each_index, emit_nest
@@ -158,8 +161,16 @@ def _reduce(lw: Lowering, op: O.ReduceOp) -> None:
     shape = shape_of(op.operands[0].type)
     tiles = [lw.tile(v, shape) for v in op.operands]
     bin_op = simple_combine(op)
-    if bin_op is not None and op.axis == len(shape) - 1:
-        _reduce_inner(lw, [(op, bin_op), *_siblings(lw, op)], tiles[0])
+    last = len(shape) - 1
+    # only memory read in place decides: over a buffer (in cache) LLVM's code for the last axis
+    # is as good, and for a short run of results across it unrolls the run and gathers
+    inner = inner_axis(shape, tiles[:1]) if bin_op is not None and tiles[0].has_load else last
+    if bin_op is not None and (inner == op.axis or op.axis == last):
+        group = [(op, bin_op), *_siblings(lw, op)]
+        if inner == op.axis:
+            _reduce_inner(lw, group, tiles[0], inner)
+        else:
+            _reduce_across(lw, group, tiles[0], inner)
         return
     lanes = lw.vector_width
     if op.axis == len(shape) - 1 and shape[-1] % lanes == 0 and shape[-1] >= 2 * lanes:
@@ -233,19 +244,26 @@ def _already_reduced(lw: Lowering, op: Op) -> None:
     """A reduction done in an earlier one's pass (:func:`_siblings`)."""
 
 
-def _reduce_inner(lw: Lowering, group: list[tuple[O.ReduceOp, Combine]], x: Tile) -> None:
-    """Each reduction of ``group`` (all of ``x``, along its innermost axis) in one accumulator,
-    all in one pass over ``x``."""
-    elem = element_of(group[0][0].operands[0].type)
-    assert isinstance(elem, ScalarType)
-    acc_t = T.storage_type(elem)
-    accs = [lw.slot(acc_t) for _ in group]
+def _initial(elem: ScalarType, group: list[tuple[O.ReduceOp, Combine]]) -> list[ir.Value]:
     inits = []
     for _, combine in group:
         start = identity(combine.kind, elem)
         if _float_minmax(elem, combine) and not combine.propagate_nan:
             start = math.nan  # minnum/maxnum skip it, and a row of NaNs stays NaN (as in Triton)
         inits.append(constant(elem, start))
+    return inits
+
+
+def _reduce_inner(
+    lw: Lowering, group: list[tuple[O.ReduceOp, Combine]], x: Tile, axis: int
+) -> None:
+    """Each reduction of ``group`` (all of ``x``, along ``axis``, which the nest runs
+    innermost) in one accumulator, all in one pass over ``x``."""
+    elem = element_of(group[0][0].operands[0].type)
+    assert isinstance(elem, ScalarType)
+    acc_t = T.storage_type(elem)
+    accs = [lw.slot(acc_t) for _ in group]
+    inits = _initial(elem, group)
     out_shape = shape_of(group[0][0].result.type)
     outs = [lw.buffer(elem, out_shape) for _ in group] if out_shape else None
 
@@ -269,13 +287,46 @@ def _reduce_inner(lw: Lowering, group: list[tuple[O.ReduceOp, Combine]], x: Tile
         lw.b,
         x.shape,
         body,
-        find_split([x]),
+        find_split([x], axis=axis),
         row_begin=begin,
         row_end=end,
         masked_partial_rows=any(_float_minmax(elem, c) for _, c in group),
+        inner=axis,
     )
     for i, (op, _) in enumerate(group):
         lw.define(op.result, outs[i] if outs is not None else lw.b.load(accs[i], typ=acc_t))
+
+
+def _reduce_across(
+    lw: Lowering, group: list[tuple[O.ReduceOp, Combine]], x: Tile, inner: int
+) -> None:
+    """Each reduction of ``group`` (all of ``x``, along its last axis) into a buffer of results,
+    in one pass over ``x`` whose innermost loop runs axis ``inner``: every step combines one
+    element into each of a run of results (independent lanes, no reassociation needed)."""
+    elem = element_of(group[0][0].operands[0].type)
+    assert isinstance(elem, ScalarType)
+    acc_t = T.storage_type(elem)
+    out_shape = shape_of(group[0][0].result.type)
+    outs = [lw.buffer(elem, out_shape, inner) for _ in group]
+    inits = _initial(elem, group)
+
+    def first(s: Scope, idx: Index) -> None:
+        for out, init in zip(outs, inits):
+            s.b.store(init, out.element_ptr(s, idx))
+
+    def body(s: Scope, idx: Index) -> None:
+        v = s.get(x, idx)
+        for out, (_, combine) in zip(outs, group):
+            ptr = out.element_ptr(s, idx[:-1])
+            cur = s.b.load(ptr, typ=acc_t)
+            s.b.store(_fast_binary(s.b, combine, elem, cur, v), ptr)
+
+    emit_nest(lw.b, out_shape, first, inner=inner)
+    split = find_split([x], axis=inner)
+    minmax = any(_float_minmax(elem, c) for _, c in group)
+    emit_nest(lw.b, x.shape, body, split, masked_partial_rows=minmax, inner=inner)
+    for (op, _), out in zip(group, outs):
+        lw.define(op.result, out)
 
 
 def _reduce_generic(lw: Lowering, op: O.ReduceOp, tiles: list[Tile]) -> None:

@@ -26,7 +26,7 @@ def _shape(op: Op, i: int = 0) -> tuple[int, ...]:
 def _source(lw: Lowering, v: Value) -> Tile:
     t = lw.tile(v, shape_of(v.type) or (1,))
     if t.has_load or expensive(t):
-        t = lw.materialize(t)
+        t = lw.settle(t)
     return t
 
 
