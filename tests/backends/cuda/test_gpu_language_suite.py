@@ -52,6 +52,8 @@ class DeviceJIT:
 
             def move(a: Any) -> Any:  # arrays, also inside (named) tuple arguments
                 if isinstance(a, np.ndarray):
+                    if not a.flags.writeable:  # the binder's numpy-only check (tuple_read_only)
+                        pytest.skip("a read-only numpy array has no device-tensor counterpart")
                     pairs.append((a, torch.from_numpy(a).to(self.device)))
                     return pairs[-1][1]
                 if isinstance(a, tuple):

@@ -27,16 +27,36 @@ class Assembled:
     tool: str  # "nvjitlink", "ptxas" or "none"
 
 
-def _parse(log: str) -> tuple[int, int]:
+def _parse(log: str, entry: str | None = None) -> tuple[int, int]:
     """Registers and spill-store bytes of the entry function (device functions that were not
-    inlined have their own "Function properties" lines, which must not be taken for it)."""
-    entry = re.search(r"Compiling entry function '([^']+)'", log)
-    name = re.escape(entry.group(1)) if entry else r"[^\n]+"
-    tail = log[entry.start() :] if entry else log
-    regs = re.search(r"Used (\d+) registers", tail)
-    props = rf"Function properties for {name}\s+\d+ bytes stack frame, (\d+) bytes spill stores"
-    spills = re.search(props, tail)
-    return (int(regs.group(1)) if regs else 0, int(spills.group(1)) if spills else 0)
+    inlined have their own "Function properties" lines, which must not be taken for it).
+
+    ptxas writes ``Compiling entry function 'k'``, ``Function properties for k`` with the spill
+    stores, then ``Used N registers``; nvJitLink 13 writes ``Function properties for 'k':`` and
+    ``used N registers, ..., S stack, ..., L bytes lmem`` and names no spill stores: local memory
+    beyond the stack frame is counted as spilled. ``entry``: the kernel's name (from the PTX)."""
+    named = re.search(r"Compiling entry function '([^']+)'", log)
+    if entry is None and named:
+        entry = named.group(1)
+    tail = log
+    if entry is not None:
+        start = re.search(rf"Compiling entry function '{re.escape(entry)}'", log) or re.search(
+            rf"Function properties for '?{re.escape(entry)}'?[:\s]", log
+        )
+        tail = log[start.start() :] if start else log
+    regs = re.search(r"[Uu]sed (\d+) registers", tail)
+    spills = re.search(r"(\d+) bytes spill stores", tail)
+    if spills is None:
+        local = re.search(r"(\d+) stack, .*?(\d+) bytes lmem", tail)
+        count = max(0, int(local.group(2)) - int(local.group(1))) if local else 0
+    else:
+        count = int(spills.group(1))
+    return (int(regs.group(1)) if regs else 0, count)
+
+
+def _entry(ptx: str) -> str | None:
+    match = re.search(r"\.entry\s+([\w$]+)", ptx)
+    return match.group(1) if match else None
 
 
 class _ArchDropped(Exception):
@@ -71,7 +91,7 @@ def with_nvjitlink(ptx: str, arch: str) -> Assembled:
         log = info.decode(errors="replace").rstrip("\0")
     finally:
         nvjitlink.destroy(handle)
-    regs, spills = _parse(log)
+    regs, spills = _parse(log, _entry(ptx))
     return Assembled(bytes(cubin), regs, spills, log, "nvjitlink")
 
 
@@ -106,7 +126,7 @@ def with_ptxas(ptx: str, arch: str, ptxas: str) -> Assembled:
             raise LoweringError(f"ptxas could not assemble the PTX for {arch}:\n{log}", ir=ptx)
         with open(out, "rb") as f:
             cubin = f.read()
-    regs, spills = _parse(log)
+    regs, spills = _parse(log, _entry(ptx))
     return Assembled(cubin, regs, spills, log, "ptxas")
 
 
