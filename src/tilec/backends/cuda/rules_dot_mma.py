@@ -77,7 +77,7 @@ def _mma(plan: MmaPlan, b: ir.IRBuilder, a: list, bb: list, c: list) -> list[ir.
     if acc is AccKind.F16:
         text = f"mma.sync.aligned.{shape}.row.col.f16.f16.f16.f16 {{$0,$1}}, {{$2,$3,$4,$5}}, {{$6,$7}}, {{$8,$9}};"
         ret = ir.LiteralStructType([I32] * 2)
-        out = intr.asm(b, ret, text, "=r,=r,r,r,r,r,r,r,0,1", [*a, *bb, *c], side_effect=False)
+        out = intr.asm(b, ret, text, "=r,=r,r,r,r,r,r,r,r,r", [*a, *bb, *c], side_effect=False)
         return [b.extract_value(out, i) for i in range(2)]
     d = acc.value
     text = (
@@ -85,7 +85,9 @@ def _mma(plan: MmaPlan, b: ir.IRBuilder, a: list, bb: list, c: list) -> list[ir.
         "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"
     )
     reg = "f" if acc is AccKind.F32 else "r"
-    cons = ",".join([f"={reg}"] * 4 + ["r"] * 6 + ["0", "1", "2", "3"])
+    # C is not tied to D: a first product into zeros reads one zero register four times
+    # instead of copying it into each output register first
+    cons = ",".join([f"={reg}"] * 4 + ["r"] * 6 + [reg] * 4)
     out = intr.asm(b, ir.LiteralStructType([c[0].type] * 4), text, cons, [*a, *bb, *c], False)
     return [b.extract_value(out, i) for i in range(4)]
 
