@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
+from ..llvm import intrinsics as llvm_intr
 from . import intrinsics as intr
 from .types import F32, I32
 
@@ -79,7 +80,7 @@ class _Extremes:
 
 
 def _fma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
-    return intr.llvm_intrinsic(b, "fma", [x, y, z])
+    return llvm_intr.call(b, "fma", [x, y, z])
 
 
 def _reciprocal(b: ir.IRBuilder, y: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -97,7 +98,7 @@ def _fast_quotient(b: ir.IRBuilder, x: ir.Value, recip: tuple[ir.Value, ir.Value
     neg_y, r = recip
     q0 = b.fmul(x, r)
     q = _fma(b, _fma(b, neg_y, q0, x), r, q0)
-    return intr.llvm_intrinsic(b, "copysign", [q, q0])
+    return llvm_intr.call(b, "copysign", [q, q0])
 
 
 def divide(b: ir.IRBuilder, pairs: Sequence[tuple[ir.Value, ir.Value]]) -> list[ir.Value]:

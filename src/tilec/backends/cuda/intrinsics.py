@@ -1,22 +1,24 @@
 """NVPTX intrinsics and inline PTX that tilec emits, by their exact LLVM 22 spellings.
 
 Only names listed in notes/nvptx.md as selecting on sm_80 and sm_90a are used here: anything else
-can abort LLVM inside the Python process.
+can abort LLVM inside the Python process. Target-independent intrinsics (``llvm.fma``,
+``llvm.ctpop`` ...) are llvm/intrinsics.py's; everything is declared through its declarer.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
+from ..llvm import intrinsics as shared
 from .types import F32, I32, VOID
+
+# rules_dot.py still calls it by this name (issue 13: it should call llvm/intrinsics.call)
+llvm_intrinsic = shared.call
 
 
 def declare(b: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    module = b.module
-    try:
-        return module.get_global(name)
-    except KeyError:
-        return ir.Function(module, ir.FunctionType(ret, args), name)
+    """The function ``name`` in ``b``'s module, declared on first use."""
+    return shared.declare(b.module, name, ret, args)
 
 
 def sreg(b: ir.IRBuilder, reg: str) -> ir.Value:
@@ -74,22 +76,6 @@ def ex2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def lg2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.call(declare(b, "llvm.nvvm.lg2.approx.f", F32, [F32]), [x])
-
-
-def llvm_intrinsic(
-    b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type | None = None
-) -> ir.Value:
-    """An overloaded ``llvm.*`` intrinsic on the type of its first argument (``llvm.fma.f32``)."""
-    ty = args[0].type
-    suffix = _suffix(ty)
-    fn = declare(b, f"llvm.{name}.{suffix}", ret or ty, [a.type for a in args])
-    return b.call(fn, args)
-
-
-def _suffix(ty: ir.Type) -> str:
-    if isinstance(ty, ir.IntType):
-        return f"i{ty.width}"
-    return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}[str(ty)]
 
 
 def asm(

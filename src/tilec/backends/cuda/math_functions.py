@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from ...errors import UnsupportedFeature
 from ...ir.types import Kind, ScalarType
+from ..llvm import intrinsics as llvm_intr
 from . import intrinsics as intr
 from .types import F32, F64, I1, I32, is_float
 
@@ -89,27 +90,29 @@ def _float(
     if fn == "neg":
         return b.fneg(x)
     if fn == "abs":
-        return intr.llvm_intrinsic(b, "fabs", [x])
+        return llvm_intr.call(b, "fabs", [x])
     if fn == "fma":
-        return intr.llvm_intrinsic(b, "fma", args)
+        return llvm_intr.call(b, "fma", args)
     if fn in _LLVM_UNARY:
-        return intr.llvm_intrinsic(b, _LLVM_UNARY[fn], [x])
+        return llvm_intr.call(b, _LLVM_UNARY[fn], [x])
     if fn in _LLVM_BINARY:
-        return intr.llvm_intrinsic(b, _LLVM_BINARY[fn], args)
+        return llvm_intr.call(b, _LLVM_BINARY[fn], args)
     if fn == "sqrt":
         flags = ("afn",) if fast and f32 else ()
         return b.call(
-            intr.declare(b, f"llvm.sqrt.{'f32' if f32 else 'f64'}", ty, [ty]), [x], fastmath=flags
+            llvm_intr.overloaded(b.module, "llvm.sqrt", ty, [ty], [ty]), [x], fastmath=flags
         )
     if fn == "rsqrt" and f32:
-        root = b.call(intr.declare(b, "llvm.sqrt.f32", F32, [F32]), [x], fastmath=("afn",))
+        sqrt = llvm_intr.overloaded(b.module, "llvm.sqrt", F32, [F32], [F32])
+        root = b.call(sqrt, [x], fastmath=("afn",))
         return b.fdiv(ir.Constant(F32, 1.0), root, flags=("arcp", "afn"))
     if f32 and fn in ("exp", "exp2", "log", "log2"):
         return _fast_exp_log(b, fn, x)
     if (
         f32 and fast and (fn in ("sin", "cos") or (fn == "tanh" and arch >= 75))
     ):  # tanh.approx: sm_75+
-        return b.call(intr.declare(b, f"llvm.{fn}.f32", F32, [F32]), [x], fastmath=("afn",))
+        approx = llvm_intr.overloaded(b.module, f"llvm.{fn}", F32, [F32], [F32])
+        return b.call(approx, [x], fastmath=("afn",))
     if fn == "fdiv_ieee":
         return b.fdiv(args[0], args[1])
     return _libdevice(b, fn, args, f32)
@@ -134,7 +137,7 @@ def _libdevice(b: ir.IRBuilder, fn: str, args: list[ir.Value], f32: bool) -> ir.
     else:
         name = f"__nv_{fn}f" if f32 else f"__nv_{fn}"
     ret = I32 if fn == "ilogb" else (F32 if f32 else F64)
-    return b.call(intr.declare(b, name, ret, [a.type for a in args]), args)
+    return b.call(llvm_intr.declare(b.module, name, ret, [a.type for a in args]), args)
 
 
 def _predicate(b: ir.IRBuilder, fn: str, x: ir.Value, elem: ScalarType) -> ir.Value:
@@ -144,7 +147,7 @@ def _predicate(b: ir.IRBuilder, fn: str, x: ir.Value, elem: ScalarType) -> ir.Va
         return b.icmp_signed(
             "<", b.bitcast(x, ir.IntType(elem.bits)), ir.Constant(ir.IntType(elem.bits), 0)
         )
-    mag = intr.llvm_intrinsic(b, "fabs", [x])
+    mag = llvm_intr.call(b, "fabs", [x])
     inf = ir.Constant(x.type, math.inf)
     if fn == "isinf":
         return b.fcmp_ordered("==", mag, inf)
@@ -167,13 +170,13 @@ def _integer(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType) -
         prod = b.mul(ext(x, wide), ext(args[1], wide))
         return b.trunc(b.lshr(prod, ir.Constant(wide, elem.bits)), ty)
     if fn == "popc":
-        return intr.llvm_intrinsic(b, "ctpop", [x])
+        return llvm_intr.call(b, "ctpop", [x])
     if fn == "brev":
-        return intr.llvm_intrinsic(b, "bitreverse", [x])
+        return llvm_intr.call(b, "bitreverse", [x])
     if fn == "clz":
-        return intr.llvm_intrinsic(b, "ctlz", [x, ir.Constant(I1, 0)])
+        return llvm_intr.call(b, "ctlz", [x, ir.Constant(I1, 0)])
     if fn == "ffs":
-        tz = intr.llvm_intrinsic(b, "cttz", [x, ir.Constant(I1, 0)])
+        tz = llvm_intr.call(b, "cttz", [x, ir.Constant(I1, 0)])
         one = b.add(tz, ir.Constant(ty, 1))
         return b.select(b.icmp_unsigned("==", x, ir.Constant(ty, 0)), ir.Constant(ty, 0), one)
     raise UnsupportedFeature(f"math function {fn} on {elem}")

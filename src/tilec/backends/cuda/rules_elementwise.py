@@ -13,7 +13,7 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import PointerType, ScalarType, TileType, element_of, float32
-from . import intrinsics as intr
+from ..llvm import intrinsics as llvm_intr
 from . import range_compare, scalar_ops
 from .layout import expand
 from .lowering import Lowering, Rule, Tile
@@ -175,7 +175,9 @@ def _expand_dims(L: Lowering, op: Op) -> None:
 def _assume(L: Lowering, op: Op) -> None:
     cond = L.env[op.operands[0]]
     if not isinstance(cond, Tile):
-        L.b.call(intr.declare(L.b, "llvm.assume", ir.VoidType(), [ir.IntType(1)]), [cond])
+        L.b.call(
+            llvm_intr.declare(L.b.module, "llvm.assume", ir.VoidType(), [ir.IntType(1)]), [cond]
+        )
 
 
 RULES: dict[type, Rule] = {

@@ -14,7 +14,7 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Block, Op
 from ...ir.types import TileType, float32, float64
-from . import intrinsics as intr
+from ..llvm import intrinsics as llvm_intr
 from . import scan
 from .layout import DimMap, Layout, Slice
 from .lowering import Key, Lowering, Rule, Tile
@@ -27,7 +27,7 @@ def combine(
     """Lower the combine region once on scalar values and return what it yields."""
     minmax = _plain_minmax(block) if reduction else None
     if minmax is not None:
-        return [intr.llvm_intrinsic(L.b, minmax, [acc[0], new[0]])]
+        return [llvm_intr.call(L.b, minmax, [acc[0], new[0]])]
     for arg, v in zip(block.args, [*acc, *new]):
         L.set(arg, v)
     L.block(block)

@@ -1,10 +1,17 @@
-"""Declare and call LLVM intrinsics and external C functions by name, once per module."""
+"""Declare and call LLVM intrinsics and external C functions by name, once per module.
+
+Both backends declare through here: target-independent intrinsics (``llvm.fma.f32``,
+``llvm.ctlz.i32``) by the overloaded calls, a target's own (``llvm.nvvm.*``) and library
+functions (libm, libdevice) by :func:`declare`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from llvmlite import ir
+
+from .types import BFloatType
 
 
 def _suffix(t: ir.Type) -> str:
@@ -14,6 +21,8 @@ def _suffix(t: ir.Type) -> str:
         return f"i{t.width}"
     if isinstance(t, ir.HalfType):
         return "f16"
+    if isinstance(t, BFloatType):
+        return "bf16"
     if isinstance(t, ir.FloatType):
         return "f32"
     if isinstance(t, ir.DoubleType):
@@ -41,14 +50,21 @@ def overloaded(
     return declare(module, name, ret, args)
 
 
+def call(
+    b: ir.IRBuilder, base: str, args: Sequence[ir.Value], ret: ir.Type | None = None
+) -> ir.Value:
+    """``llvm.<base>.<type>(args...)``, overloaded on the first operand's type, which is also
+    the result's unless ``ret`` is given (``llvm.ctlz.i32(x, i1 false)``, ``llvm.fma.f32``)."""
+    t = args[0].type
+    fn = overloaded(b.module, f"llvm.{base}", ret or t, [a.type for a in args], [t])
+    return b.call(fn, list(args))
+
+
 def call_unary(b: ir.IRBuilder, base: str, x: ir.Value) -> ir.Value:
     """``llvm.<base>.<type>(x)`` (sqrt, fabs, floor, ceil, trunc, rint, ...)."""
-    fn = overloaded(b.module, f"llvm.{base}", x.type, [x.type], [x.type])
-    return b.call(fn, [x])
+    return call(b, base, [x])
 
 
 def call_same(b: ir.IRBuilder, base: str, *xs: ir.Value) -> ir.Value:
     """``llvm.<base>.<type>(xs...)`` where every operand and the result share one type."""
-    t = xs[0].type
-    fn = overloaded(b.module, f"llvm.{base}", t, [t] * len(xs), [t])
-    return b.call(fn, list(xs))
+    return call(b, base, xs)
