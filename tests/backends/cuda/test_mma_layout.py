@@ -273,3 +273,31 @@ def test_swizzle_is_a_permutation_of_16_byte_chunks(row_bytes):
             assert off % 16 == 0 and r * row_bytes <= off < (r + 1) * row_bytes
             seen.add(off)
     assert len(seen) == rows * row_bytes // 16
+
+
+@pytest.mark.parametrize("row_bytes", [16, 32, 64, 128, 256, 512])
+def test_swizzle_repeats_every_8_rows(row_bytes):
+    # ldmatrix takes a lane's address once per operand and the other tiles as immediates
+    # (mma_fragments.SharedFragments._load): 8 rows on is always 8 * row_bytes bytes on
+    for r, c, j in itertools.product(range(16), range(0, row_bytes, 2), range(1, 5)):
+        moved = swizzled_offset(r + 8 * j, c, row_bytes)
+        assert moved == swizzled_offset(r, c, row_bytes) + 8 * j * row_bytes
+
+
+@pytest.mark.parametrize("wm,wn", [(1, 1), (2, 2), (4, 1), (1, 4)])
+def test_tiles_are_whole_8_row_steps_from_the_first(wm, wn):
+    # the rows SharedFragments adds as an immediate: m tiles (A K-major), k steps (A M-major,
+    # B N-major) and n tiles (B K-major) are 16*wm, K and 8*wn rows on from tile 0
+    plan = MmaPlan(MmaKind.F16, AccKind.F32, 1, 0, 64 * wm, 32 * wn, 64, wm, wn)
+    k = plan.kind.k
+    for lane, mt, ks in itertools.product(range(32), range(plan.m_tiles), range(plan.k_steps)):
+        row, col = a_lane_address(plan, True, 0, lane, mt, ks)
+        assert (row, col) == (a_lane_address(plan, True, 0, lane, 0, ks)[0] + 16 * wm * mt, col)
+        row, col = a_lane_address(plan, False, 0, lane, mt, ks)
+        assert col == a_lane_address(plan, False, 0, lane, mt, 0)[1] + k * ks
+    for lane, nt, ks in itertools.product(range(32), range(0, plan.n_tiles, 2), range(2)):
+        x4 = nt + 1 < plan.n_tiles
+        kk, col = b_lane_address(plan, True, 0, lane, nt, ks, x4)
+        assert col == b_lane_address(plan, True, 0, lane, 0, ks, x4)[1] + 8 * wn * nt
+        kk, col = b_lane_address(plan, False, 0, lane, nt, ks, x4)
+        assert kk == b_lane_address(plan, False, 0, lane, nt, 0, x4)[0] + k * ks

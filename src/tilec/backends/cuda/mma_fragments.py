@@ -19,12 +19,16 @@ from .mma_expr import Expr
 from .types import I8, I32
 
 
-def ldmatrix(b: ir.IRBuilder, ptr: ir.Value, count: int, trans: bool) -> list[ir.Value]:
+def ldmatrix(
+    b: ir.IRBuilder, ptr: ir.Value, count: int, trans: bool, offset: int = 0
+) -> list[ir.Value]:
     """ldmatrix as inline PTX with side effects: LLVM must neither hoist it above the barrier
     that publishes the staged operand nor merge it with the same load of another iteration.
-    Shared-memory pointers are 32-bit (codegen_worker.OPTIONS: --nvptx-short-ptr)."""
+    Shared-memory pointers are 32-bit (codegen_worker.OPTIONS: --nvptx-short-ptr); ``offset``
+    bytes are added in the instruction's address (``[%r+1024]``)."""
     regs = ",".join(f"${i}" for i in range(count))
-    text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16 {{{regs}}}, [${count}];"
+    at = f"${count}+{offset}" if offset else f"${count}"
+    text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16 {{{regs}}}, [{at}];"
     ret = ir.LiteralStructType([I32] * count)
     out = intr.asm(b, ret, text, ",".join(["=r"] * count + ["r"]), [ptr])
     return [b.extract_value(out, i) for i in range(count)]
@@ -41,23 +45,50 @@ class SharedFragments:
         self.warp_m = (warp // plan.wn) % plan.wm
         self.warp_n = warp % plan.wn
 
-    def _load(self, row: Expr | int, col: Expr | int, batch: int, count: int) -> list[ir.Value]:
-        s, eb = self.s, self.plan.kind.elem_bytes
-        off = s.at(row, col * eb) + (s.offset + batch * s.nbytes)
-        ptr = self.L.b.gep(self.base, [Expr.of(self.L.prologue, off).v], source_etype=I8)
-        return ldmatrix(self.L.b, ptr, count, not self.s.kmajor)
+    def _load(
+        self, row: Expr | int, col: Expr | int, batch: int, count: int, rows_on: int = 0
+    ) -> list[ir.Value]:
+        """ldmatrix at (``row`` + ``rows_on``, ``col``). The swizzle repeats every 8 rows, so a
+        multiple of 8 rows on is a constant number of bytes on: the lane's address (a
+        prologue value) is shared by every tile along that axis and the rest is an immediate
+        (``[%r+1024]``), as are the operand's and the batch's offsets."""
+        s, eb, b = self.s, self.plan.kind.elem_bytes, self.L.b
+        lane = Expr.of(self.L.prologue, s.at(row, col * eb)).v
+        ptr = b.gep(self.base, [lane], source_etype=I8)
+        const = s.offset + batch * s.nbytes + rows_on * s.row_bytes
+        return ldmatrix(b, ptr, count, not self.s.kmajor, const)
+
+    @property
+    def _repeats(self) -> bool:
+        """Whether 8 more rows are ``8 * row_bytes`` more bytes: plain swizzled rows, not
+        wgmma's atoms or its permuted rows of A."""
+        assert self.s.atom or self.s.width == self.s.row_bytes
+        return not self.s.atom and not self.s.warps
 
     def a(self, mt: int, ks: int, batch: int) -> list[ir.Value]:
-        row, col = a_lane_address(self.plan, self.s.kmajor, self.warp_m, self.lane, mt, ks)
-        # K-major: smem rows are M; M-major: smem rows are K and columns M
-        return self._load(row, col, batch, 4) if self.s.kmajor else self._load(col, row, batch, 4)
+        plan, kmajor = self.plan, self.s.kmajor
+        if not self._repeats:
+            row, col = a_lane_address(plan, kmajor, self.warp_m, self.lane, mt, ks)
+            return self._load(row, col, batch, 4) if kmajor else self._load(col, row, batch, 4)
+        # K-major: smem rows are M, m tile mt is 16*wm rows on; M-major: smem rows are K and
+        # columns M, k step ks is K rows on
+        if kmajor:
+            row, col = a_lane_address(plan, kmajor, self.warp_m, self.lane, 0, ks)
+            return self._load(row, col, batch, 4, 16 * plan.wm * mt)
+        row, col = a_lane_address(plan, kmajor, self.warp_m, self.lane, mt, 0)
+        return self._load(col, row, batch, 4, plan.kind.k * ks)
 
     def b(self, nt: int, ks: int, batch: int, x4: bool) -> list[ir.Value]:
-        k, col = b_lane_address(self.plan, self.s.kmajor, self.warp_n, self.lane, nt, ks, x4)
-        count = 4 if x4 else 2
-        return (
-            self._load(col, k, batch, count) if self.s.kmajor else self._load(k, col, batch, count)
-        )
+        plan, kmajor, count = self.plan, self.s.kmajor, 4 if x4 else 2
+        if not self._repeats:
+            k, col = b_lane_address(plan, kmajor, self.warp_n, self.lane, nt, ks, x4)
+            return self._load(col, k, batch, count) if kmajor else self._load(k, col, batch, count)
+        # K-major ([N][K]): n tile nt is 8*wn rows on; N-major ([K][N]): k step ks is K rows on
+        if kmajor:
+            k, col = b_lane_address(plan, kmajor, self.warp_n, self.lane, 0, ks, x4)
+            return self._load(col, k, batch, count, 8 * plan.wn * nt)
+        k, col = b_lane_address(plan, kmajor, self.warp_n, self.lane, nt, 0, x4)
+        return self._load(k, col, batch, count, plan.kind.k * ks)
 
 
 class RegisterFragments:
