@@ -2,9 +2,10 @@
 
 A stand-in vendor that spells every call differently lowers tutorial kernels (program and
 thread ids, warp-shuffle and cross-warp reductions, masked loads and stores, atomics, math,
-grouped division, device_print, device_assert) to LLVM IR with none of NVPTX's special
-registers, barriers, shuffles, inline-PTX accesses, ex2.approx, vprintf or __assertfail left;
-the NVPTX target is the default.
+grouped division, device_print, device_assert, variable 64-bit shifts, fmod, half <-> bfloat
+bitcasts) to LLVM IR with none of NVPTX's special registers, barriers, shuffles, inline-PTX
+accesses and shifts, ex2.approx, libdevice, vprintf or __assertfail left; the NVPTX target is
+the default.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from support.build import build
 
 NVPTX_SPELLINGS = ("llvm.nvvm.read.ptx.sreg", "llvm.nvvm.barrier", "llvm.nvvm.shfl", "vprintf",
                    "__assertfail", "ptx_kernel", "ld.global", "st.global", "atom.",
-                   "llvm.nvvm.ex2.approx")  # fmt: skip
+                   "llvm.nvvm.ex2.approx", "shr.u64", "shl.b64", "mov.b16",
+                   "__nv_fmod")  # fmt: skip
 
 
 def _call(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type = I32) -> ir.Value:
@@ -121,6 +123,14 @@ class OtherGpu(NvptxTarget):
     ) -> ir.Value:
         return _call(b, f"other_math_{fn}", args, args[0].type)
 
+    def shift(
+        self, b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value
+    ) -> ir.Value:
+        return _call(b, f"other_shift_{kind.value}_{x.type}", [x, y], x.type)
+
+    def opaque(self, b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return _call(b, f"other_opaque_{x.type}", [x], x.type)
+
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
     ) -> None:
@@ -140,11 +150,23 @@ def atomics(x_ptr, out_ptr, lock, n, N: tl.constexpr):  # type: ignore[no-untype
     tl.store(out_ptr + 8, tl.atomic_cas(lock, 0, 1))
 
 
+@tilec.jit
+def element_calls(x_ptr, s_ptr, h_ptr, out_ptr, N: tl.constexpr):  # type: ignore[no-untyped-def]
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    s = tl.load(s_ptr + i)
+    tl.store(out_ptr + i, (x >> s) + (x << s))
+    h = tl.load(h_ptr + i)
+    y = h.to(tl.bfloat16, bitcast=True).to(tl.float16) % h
+    tl.store(h_ptr + i, y)
+
+
 KERNELS = {
     "atomics": (atomics, ("*i32", "*i32", "*i32", "i32", 128)),
     "softmax": (K.softmax, ("*fp32", "*fp32", "i32", "i32", "i32", 1024)),
     "argmax_cumsum": (K.argmax_cumsum, ("*fp32", "*i32", "*fp32", 128)),
     "debug_print": (K.debug_print, ("*fp32", 64)),
+    "element_calls": (element_calls, ("*u64", "*u64", "*fp16", "*u64", 128)),
 }
 
 
@@ -167,7 +189,8 @@ def test_every_call_of_the_simt_core_goes_through_the_target() -> None:
     text = "".join(_llvm_ir(name, OtherGpu()) for name in KERNELS)
     calls = ("program_id_0", "num_programs_0", "barrier", "shuffle_xor_float", "printf_",
              "assert_fail", "masked_load", "masked_store", "atomic_add", "atomic_cas",
-             "math_exp", "divide")  # fmt: skip
+             "math_exp", "divide", "shift_shr_i64", "shift_shl_i64", "opaque_i16",
+             "math_fmod")  # fmt: skip
     for name in calls:
         assert f'@"other_{name}' in text, name
 
@@ -176,5 +199,6 @@ def test_nvptx_is_the_default_target() -> None:
     text = "".join(_llvm_ir(name, None) for name in KERNELS)
     for spelling in NVPTX_SPELLINGS:
         assert spelling in text, spelling
+    assert "shr.u64" in text and "mov.b16" in text and "__nv_fmodf" in text
     assert "llvm.nvvm.read.ptx.sreg.tid.x" in text and "llvm.nvvm.shfl.sync.bfly.i32" in text
     assert "other_" not in text

@@ -90,6 +90,23 @@ def asm(
     return b.asm(fnty, text, constraints, args, side_effect)
 
 
+def shift64(b: ir.IRBuilder, left: bool, signed: bool, x: ir.Value, amount: ir.Value) -> ir.Value:
+    """PTX's own 64-bit ``shl``/``shr`` of ``x`` by an i32 ``amount`` (amounts >= 64 give 0, or
+    the sign fill), opaque to LLVM."""
+    op = "shl.b64" if left else "shr.s64" if signed else "shr.u64"
+    return asm(b, x.type, f"{op} $0, $1, $2;", "=l,l,r", [x, amount], side_effect=False)
+
+
+_MOV = {16: ("b16", "h"), 32: ("b32", "r"), 64: ("b64", "l")}
+
+
+def mov(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """``x`` (an i16, i32 or i64) through a PTX ``mov``: the same bits, which LLVM's optimizer
+    cannot look through (ptxas drops the move)."""
+    suffix, con = _MOV[x.type.width]
+    return asm(b, x.type, f"mov.{suffix} $0, $1;", f"={con},{con}", [x], side_effect=False)
+
+
 def fence_proxy_async(b: ir.IRBuilder) -> None:
     """Order this thread's shared-memory writes (st.shared, cp.async) before reads by the async
     proxy (wgmma, bulk copies) that a following barrier publishes them to."""

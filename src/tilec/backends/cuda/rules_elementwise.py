@@ -48,7 +48,9 @@ def _binary(L: Lowering, op: Op) -> None:
     elementwise(
         L,
         op,
-        lambda a: scalar_ops.binary(L.b, op.kind, a[0], a[1], elem, op.propagate_nan, op.fast),
+        lambda a: scalar_ops.binary(
+            L.b, L.target, op.kind, a[0], a[1], elem, op.propagate_nan, op.fast
+        ),
     )
 
 
@@ -95,7 +97,7 @@ def _cast(L: Lowering, op: Op) -> None:
 
 def _bitcast(L: Lowering, op: Op) -> None:
     dst = element_of(op.result.type)
-    elementwise(L, op, lambda a: scalar_ops.bitcast(L.b, a[0], dst))
+    elementwise(L, op, lambda a: scalar_ops.bitcast(L.b, L.target, a[0], dst))
 
 
 def _addptr(L: Lowering, op: Op) -> None:

@@ -2,6 +2,9 @@
 
 The tile rules apply these to every register of a tile; combine regions of reductions use them
 on single values. Signedness comes from the tile IR element type, as in the IR's contract.
+The semantics are llvm/scalar.py's; values keep their native types (half, bfloat), and the
+few calls a GPU spells its own way (variable 64-bit shifts, fmod, an opaque copy) go through
+the TargetInfo.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from ...ir import ops as O
 from ...ir.types import Element, Kind, PointerType, ScalarType
 from ..llvm import scalar as S
 from ..llvm.types import BFloatType
-from . import intrinsics as intr
-from .types import F32, F64, llvm_type
+from .target_info import TargetInfo
+from .types import F32, llvm_type
 
 _FLOAT_BIN = {
     O.BinaryKind.ADD: "fadd", O.BinaryKind.SUB: "fsub", O.BinaryKind.MUL: "fmul",
@@ -24,6 +27,7 @@ _FLOAT_BIN = {
 
 def binary(
     b: ir.IRBuilder,
+    target: TargetInfo,
     kind: O.BinaryKind,
     x: ir.Value,
     y: ir.Value,
@@ -32,57 +36,37 @@ def binary(
     fast: bool = False,
 ) -> ir.Value:
     if elem.is_floating():
-        return _float_binary(b, kind, x, y, propagate_nan, fast)
-    if kind in _SHIFTS and _int_width(x.type) == 64 and not isinstance(y, ir.Constant):
-        return _shift64(b, kind, elem.kind is Kind.SINT, x, y)
+        return _float_binary(b, target, kind, x, y, elem, propagate_nan, fast)
+    if kind in _SHIFTS and not isinstance(y, ir.Constant):
+        return target.shift(b, kind, elem.kind is Kind.SINT, x, y)
     return S.int_binary(b, kind, elem.kind is Kind.SINT, x, y)
 
 
 _SHIFTS = (O.BinaryKind.SHL, O.BinaryKind.SHR)
 
 
-def _int_width(t: ir.Type) -> int:
-    return t.width if isinstance(t, ir.IntType) else 0
-
-
-def _shift64(
-    b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value
-) -> ir.Value:
-    """A 64-bit shift by a variable amount as PTX's own clamping shift (amounts >= 64 give 0, or
-    the sign fill), the semantics S.shift spells in LLVM IR. NVPTX folds that spelling's
-    ``select(y > 63, 0, lshr(x, y))`` back into ``shr.u64`` and narrows the amount to 32 bits, so
-    ``3 >> 0x3FF0000000000000`` shifted by 0 (fuzz seed 103 #1266). The amount is clamped to 64
-    in 64 bits first, where LLVM cannot see the shift to undo it."""
-    wide = ir.Constant(y.type, 64)
-    amount = b.trunc(b.select(b.icmp_unsigned(">", y, wide), wide, y), ir.IntType(32))
-    op = "shl.b64" if kind is O.BinaryKind.SHL else "shr.s64" if signed else "shr.u64"
-    return intr.asm(b, x.type, f"{op} $0, $1, $2;", "=l,l,r", [x, amount], side_effect=False)
-
-
 def _float_binary(
-    b: ir.IRBuilder, kind: O.BinaryKind, x: ir.Value, y: ir.Value, propagate_nan: bool, fast: bool
+    b: ir.IRBuilder,
+    target: TargetInfo,
+    kind: O.BinaryKind,
+    x: ir.Value,
+    y: ir.Value,
+    elem: ScalarType,
+    propagate_nan: bool,
+    fast: bool,
 ) -> ir.Value:
     """fp16/bf16 arithmetic is native: one correctly rounded op, the same bits as rounding the
-    fp32 result (fp32 holds more than twice their precision)."""
+    fp32 result (fp32 holds more than twice their precision). ``%`` is C fmod from the target's
+    math library: NVPTX expands ``frem`` as x - trunc(x / y) * y, which is not exact."""
     if kind in (O.BinaryKind.MIN, O.BinaryKind.MAX):
         return S.float_minmax(b, kind, x, y, propagate_nan)
     if kind is O.BinaryKind.REM:
-        return _fmod(b, x, y)
+        return target.math(b, "fmod", [x, y], elem, False)
     name = _FLOAT_BIN.get(kind)
     if name is None:
         raise UnsupportedFeature(f"float operator {kind.value}")
     flags = ("arcp", "afn") if fast and kind is O.BinaryKind.DIV and str(x.type) == "float" else ()
     return getattr(b, name)(x, y, flags=flags)
-
-
-def _fmod(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    """C fmod through libdevice: NVPTX expands ``frem`` as x - trunc(x / y) * y, which is not
-    exact. fmod's result is exact, so fp16/bf16 round-trip through fp32 unchanged."""
-    if str(x.type) == "double":
-        return b.call(intr.declare(b, "__nv_fmod", F64, [F64, F64]), [x, y])
-    wide = [v if v.type == F32 else b.fpext(v, F32) for v in (x, y)]
-    r = b.call(intr.declare(b, "__nv_fmodf", F32, [F32, F32]), wide)
-    return r if x.type == F32 else b.fptrunc(r, x.type)
 
 
 def compare(
@@ -141,19 +125,17 @@ def _pointer_cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> i
     return b.inttoptr(x, llvm_type(dst))
 
 
-def bitcast(b: ir.IRBuilder, x: ir.Value, dst: Element) -> ir.Value:
+def bitcast(b: ir.IRBuilder, target: TargetInfo, x: ir.Value, dst: Element) -> ir.Value:
     dty = llvm_type(dst)
     if isinstance(dst, PointerType):
         return b.inttoptr(x, dty)
     if isinstance(x.type, ir.PointerType):
         return b.ptrtoint(x, dty)
     if _is_float16(x.type) and _is_float16(dty) and x.type != dty:
-        # half <-> bfloat through an opaque 16-bit move (ptxas drops it): LLVM 22's InstCombine
-        # folds ``fcmp oeq/une (bitcast half to bfloat), 0`` with a constant of the float type
-        # and aborts the process, and the zero may only appear after its own folding
-        bits = intr.asm(b, ir.IntType(16), "mov.b16 $0, $1;", "=h,h", [b.bitcast(x, ir.IntType(16))],
-                        side_effect=False)  # fmt: skip
-        return b.bitcast(bits, dty)
+        # half <-> bfloat through an opaque 16-bit copy: LLVM 22's InstCombine folds
+        # ``fcmp oeq/une (bitcast half to bfloat), 0`` with a constant of the float type and
+        # aborts the process, and the zero may only appear after its own folding
+        return b.bitcast(target.opaque(b, b.bitcast(x, ir.IntType(16))), dty)
     return b.bitcast(x, dty)
 
 

@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.types import ScalarType
+from ..llvm import scalar as S
 from . import fdiv, math_functions, ptx_atomic, ptx_memory
 from . import intrinsics as intr
 from .layout import WARP_SIZE
@@ -152,7 +153,18 @@ class TargetInfo(Protocol):
         self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
     ) -> ir.Value:
         """The math function ``fn`` (tl's name) of one element of type ``elem``; ``fast``
-        allows the approximations tl.math's fast functions permit."""
+        allows the approximations tl.math's fast functions permit; ``fmod`` is C's (exact)."""
+        ...
+
+    def shift(
+        self, b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value
+    ) -> ir.Value:
+        """``x`` shifted (SHL, SHR) by the variable amount ``y`` of its own type, with
+        llvm/scalar.shift's semantics: amounts >= the width give 0, or the sign fill."""
+        ...
+
+    def opaque(self, b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        """The integer ``x`` unchanged, through a copy LLVM's optimizer cannot look through."""
         ...
 
     def printf(
@@ -273,6 +285,22 @@ class NvptxTarget:
         self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
     ) -> ir.Value:
         return math_functions.apply(b, fn, args, elem, fast, self.arch)
+
+    def shift(
+        self, b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value
+    ) -> ir.Value:
+        """64-bit shifts as PTX's own clamping shift: NVPTX folds S.shift's
+        ``select(y > 63, 0, lshr(x, y))`` back into ``shr.u64`` and narrows the amount to 32
+        bits, so ``3 >> 0x3FF0000000000000`` shifted by 0 (fuzz seed 103 #1266). The amount is
+        clamped to 64 in 64 bits first, where LLVM cannot see the shift to undo it."""
+        if x.type.width != 64:
+            return S.shift(b, kind, signed, x, y)
+        wide = ir.Constant(y.type, 64)
+        amount = b.trunc(b.select(b.icmp_unsigned(">", y, wide), wide, y), I32)
+        return intr.shift64(b, kind is O.BinaryKind.SHL, signed, x, amount)
+
+    def opaque(self, b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return intr.mov(b, x)
 
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
