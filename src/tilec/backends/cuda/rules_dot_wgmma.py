@@ -10,6 +10,8 @@ register as an operand, so no use of a result can be scheduled above it.
 
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir
 
 from ...ir.core import Block
@@ -51,16 +53,28 @@ def accumulate(
     desc_b = _descriptor(bld, sb, base_b)
     count = plan.n // 2
     text = wgmma.instruction(plan, sb.kmajor, registers_a=registers_a)
+    # an accumulator of zeros (a dot without one): the first k step writes D = A @ B and its
+    # registers go in undefined, so no zero is copied into each of them first
+    zeros = all(_is_zero(v) for v in regs.values())
+    first = wgmma.instruction(plan, sb.kmajor, registers_a, accumulate=False) if zeros else text
     a_cons = ["r"] * 4 if registers_a else ["l"]
     cons = ",".join(["=f"] * count + a_cons + ["l"] + [str(i) for i in range(count)])
     ret = ir.LiteralStructType([F32] * count)
+    undefined = ir.Constant(F32, ir.Undefined)
+    slabs, steps = range(plan.m // (64 * groups)), range(plan.k // 16)
+    # every operand word and address before the fence: a register A packed between the
+    # instructions would make ptxas insert a warpgroup.arrive before each one (C7519)
+    a_ops = {(mi, ks): a_operand.a(mi, ks, 0) for ks in steps for mi in slabs}
+    b_descs = [_at(bld, desc_b, wgmma.b_offset(sb, ks)) for ks in steps]
     _call(bld, _FENCE)
-    for ks in range(plan.k // 16):
-        db = _at(bld, desc_b, wgmma.b_offset(sb, ks))
-        for mi in range(plan.m // (64 * groups)):
-            ops = a_operand.a(mi, ks, 0)
+    for ks in steps:
+        db = b_descs[ks]
+        for mi in slabs:
+            ops = a_ops[mi, ks]
             keys = wgmma.acc_keys(plan, mi)
-            out = intr.asm(bld, ret, text, cons, [*ops, db, *(regs[k] for k in keys)])
+            acc = [undefined] * len(keys) if zeros and ks == 0 else [regs[k] for k in keys]
+            op_text = first if ks == 0 else text
+            out = intr.asm(bld, ret, op_text, cons, [*ops, db, *acc])
             for i, k in enumerate(keys):
                 regs[k] = bld.extract_value(out, i)
     _call(bld, _COMMIT)
@@ -89,6 +103,16 @@ class _SharedA:
     def a(self, mi: int, ks: int, batch: int) -> list[ir.Value]:
         offset = wgmma.a_offset(self.s, mi * self.groups, ks)
         return [_at(self.b, self.desc, offset)]
+
+
+def _is_zero(v: ir.Value) -> bool:
+    """Whether ``v`` is the constant +0.0 (tl.zeros' registers, or a dot without accumulator)."""
+    return (
+        isinstance(v, ir.Constant)
+        and isinstance(v.constant, float)
+        and v.constant == 0.0
+        and math.copysign(1.0, v.constant) > 0
+    )
 
 
 def _descriptor(b: ir.IRBuilder, s: Staged, base: ir.Value) -> ir.Value:

@@ -56,10 +56,14 @@ def acc_keys(plan: MmaPlan, mi: int) -> list[tuple[int, int]]:
     return [(2 * mi + (i // 2) % 2, 2 * (i // 4) + i % 2) for i in range(plan.n // 2)]
 
 
-def instruction(plan: MmaPlan, b_kmajor: bool, registers_a: bool = False) -> str:
+def instruction(
+    plan: MmaPlan, b_kmajor: bool, registers_a: bool = False, accumulate: bool = True
+) -> str:
     """The PTX of one m64nNk16 with accumulators ``$0..``, then A (a descriptor, or four
-    registers) and B's descriptor; the accumulator is always read (scale-d 1); B is transposed
-    when stored MN-major. A in registers takes no transpose flag."""
+    registers) and B's descriptor; the accumulator is read (scale-d 1) unless ``accumulate``
+    is off (D = A @ B: the first k step into an accumulator of zeros, whose registers then
+    need no zeros written first); B is transposed when stored MN-major. A in registers takes
+    no transpose flag."""
     count = plan.n // 2
     regs = ",".join(f"${i}" for i in range(count))
     ty = plan.kind.ptx
@@ -68,7 +72,7 @@ def instruction(plan: MmaPlan, b_kmajor: bool, registers_a: bool = False) -> str
     else:
         a, b, flags = f"${count}", f"${count + 1}", " 0,"
     return (
-        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        f"{{\n.reg .pred p;\nsetp.ne.b32 p, {int(accumulate)}, 0;\n"
         f"wgmma.mma_async.sync.aligned.m64n{plan.n}k16.f32.{ty}.{ty} "
         f"{{{regs}}}, {a}, {b}, p, 1, 1,{flags} {0 if b_kmajor else 1};\n}}"
     )
