@@ -42,12 +42,18 @@ def _call(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type = I32) 
     return b.call(intr.declare(b, name, ret, [a.type for a in args]), args)
 
 
+OTHER_SHARED = ir.PointerType(addrspace=7)
+OTHER_GENERIC = ir.PointerType(addrspace=4)
+
+
 @dataclass(frozen=True)
 class OtherGpu(NvptxTarget):
     """Another vendor as a small delta: each call under a name of its own."""
 
     kernel_convention: str = "amdgpu_kernel"
     f32_divide_group: int = 2
+    shared_ptr: ir.PointerType = OTHER_SHARED
+    generic_ptr: ir.PointerType = OTHER_GENERIC
 
     def thread_id(self, b: ir.IRBuilder) -> ir.Value:
         return _call(b, "other_thread_id", [])
@@ -193,6 +199,14 @@ def test_every_call_of_the_simt_core_goes_through_the_target() -> None:
              "math_fmod")  # fmt: skip
     for name in calls:
         assert f'@"other_{name}' in text, name
+
+
+def test_shared_memory_and_strings_live_where_the_target_says() -> None:
+    other = "".join(_llvm_ir(name, OtherGpu()) for name in KERNELS)
+    nvptx = "".join(_llvm_ir(name, None) for name in KERNELS)
+    assert "addrspace(7)" in other and "addrspace(3)" not in other
+    assert "to ptr addrspace(4)" in other and "addrspace(7)" not in nvptx
+    assert "addrspace(3)" in nvptx and "addrspace(4)" not in nvptx
 
 
 def test_nvptx_is_the_default_target() -> None:

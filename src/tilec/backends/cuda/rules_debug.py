@@ -19,7 +19,7 @@ from ...ir.core import Op
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
 from .lowering import Lowering, Rule, Tile
-from .types import F64, GENERIC_PTR, I1, I32, I64, is_float
+from .types import F64, I1, I32, I64, is_float
 
 
 def _format(elem: object, hex_: bool) -> tuple[str, str]:
@@ -36,11 +36,13 @@ def _format(elem: object, hex_: bool) -> tuple[str, str]:
     return ("%d", "i32s") if elem.is_int_signed() else ("%u", "i32u")
 
 
-def _widen(b: ir.IRBuilder, v: ir.Value, how: str) -> ir.Value:
+def _widen(L: Lowering, v: ir.Value, how: str) -> ir.Value:
+    b = L.b
     if how == "f64":
         return b.fpext(v, F64) if v.type != F64 else v
     if how == "ptr":
-        return b.addrspacecast(v, GENERIC_PTR) if v.type != GENERIC_PTR else v
+        generic = L.target.generic_ptr
+        return b.addrspacecast(v, generic) if v.type != generic else v
     target = I64 if how == "i64" else I32
     if v.type == target:
         return v
@@ -71,14 +73,14 @@ def _print(L: Lowering, op: Op) -> None:
         conv = (f"(operand {k}) " if len(op.operands) > 1 else "") + conv
         got = L.env[v]
         if not isinstance(got, Tile):
-            args = [*pid, _widen(L.b, got, how)]
+            args = [*pid, _widen(L, got, how)]
             _printf(L, f"pid (%u, %u, %u) idx (){op.prefix}{conv}\n", args)
             continue
         owner = L.owner_mask(got.layout, got.shape)
         idx_fmt = _index_format(got.shape)
         for key, reg in got.regs.items():
             coords = L.coord(got.layout, got.shape, key)
-            args = [*pid, *coords, _widen(L.b, reg, how)]
+            args = [*pid, *coords, _widen(L, reg, how)]
             fmt = f"pid (%u, %u, %u) idx ({idx_fmt}){op.prefix}{conv}\n"
             if owner is None:
                 _printf(L, fmt, args)

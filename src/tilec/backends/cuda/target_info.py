@@ -23,7 +23,7 @@ from ..llvm import scalar as S
 from . import fdiv, math_functions, ptx_atomic, ptx_memory
 from . import intrinsics as intr
 from .layout import WARP_SIZE
-from .types import GENERIC_PTR, I8, I32, I64, SHARED_PTR, VOID
+from .types import GENERIC_PTR, GLOBAL_PTR, I8, I32, I64, SHARED_PTR, VOID
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,21 @@ class TargetInfo(Protocol):
     @property
     def kernel_convention(self) -> str:
         """The LLVM calling convention that makes a function a kernel entry point."""
+        ...
+
+    @property
+    def global_ptr(self) -> ir.PointerType:
+        """A pointer to global memory (kernel arguments, loads, stores, atomics)."""
+        ...
+
+    @property
+    def shared_ptr(self) -> ir.PointerType:
+        """A pointer to the block's shared memory."""
+        ...
+
+    @property
+    def generic_ptr(self) -> ir.PointerType:
+        """A pointer into any memory (what printf, assert and C varargs take)."""
         ...
 
     def thread_id(self, b: ir.IRBuilder) -> ir.Value:
@@ -189,6 +204,9 @@ class NvptxTarget:
     arch: int = 80  # the compute capability (bf16 atomic adds need 90, tanh.approx 75)
     warp_size: int = WARP_SIZE
     kernel_convention: str = "ptx_kernel"
+    global_ptr: ir.PointerType = GLOBAL_PTR
+    shared_ptr: ir.PointerType = SHARED_PTR
+    generic_ptr: ir.PointerType = GENERIC_PTR
     # ptxas expands each div.rn.f32 with a slow-path call; groups share one branch (fdiv.py)
     f32_divide_group: int = fdiv.GROUP
 
@@ -211,21 +229,22 @@ class NvptxTarget:
         intr.fence_proxy_async(b)
 
     def shared_memory(self, module: ir.Module, name: str, align: int) -> ir.GlobalVariable:
-        # address space 3, external and unsized: the launch sets the size (as in Triton)
-        smem = ir.GlobalVariable(module, ir.ArrayType(I8, 0), name, addrspace=3)
+        # external and unsized: the launch sets the size (as in Triton)
+        space = self.shared_ptr.addrspace
+        smem = ir.GlobalVariable(module, ir.ArrayType(I8, 0), name, addrspace=space)
         smem.linkage = "external"
         smem.align = align
-        smem.type = SHARED_PTR  # opaque, so GEPs and stores take any element type
+        smem.type = self.shared_ptr  # opaque, so GEPs and stores take any element type
         return smem
 
     def constant_string(self, module: ir.Module, b: ir.IRBuilder, name: str, text: str) -> ir.Value:
         data = bytearray(text.encode("utf-8")) + b"\0"
         ty = ir.ArrayType(I8, len(data))
-        g = ir.GlobalVariable(module, ty, name, addrspace=1)
+        g = ir.GlobalVariable(module, ty, name, addrspace=self.global_ptr.addrspace)
         g.linkage = "internal"
         g.global_constant = True
         g.initializer = ir.Constant(ty, data)
-        return b.addrspacecast(g, GENERIC_PTR)
+        return b.addrspacecast(g, self.generic_ptr)
 
     def masked_load(
         self,
@@ -306,13 +325,14 @@ class NvptxTarget:
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
     ) -> None:
         """``vprintf(fmt, buffer)``: the arguments packed in a struct on the stack."""
-        fn = intr.declare(b, "vprintf", I32, [GENERIC_PTR, GENERIC_PTR])
-        argp: ir.Value = ir.Constant(GENERIC_PTR, None)
+        ptr = self.generic_ptr
+        fn = intr.declare(b, "vprintf", I32, [ptr, ptr])
+        argp: ir.Value = ir.Constant(ptr, None)
         if args:
             struct = ir.LiteralStructType([a.type for a in args])
             # in the entry block: allocas anywhere else defeat SROA
             argp = entry.alloca(struct)
-            argp.type = GENERIC_PTR  # opaque, so GEPs into the struct can store each field
+            argp.type = ptr  # opaque, so GEPs into the struct can store each field
             for i, a in enumerate(args):
                 field = b.gep(argp, [ir.Constant(I32, 0), ir.Constant(I32, i)], source_etype=struct)
                 b.store(a, field)
@@ -322,6 +342,7 @@ class NvptxTarget:
         self, b: ir.IRBuilder, message: ir.Value, file: ir.Value, line: int, function: ir.Value
     ) -> None:
         """``__assertfail(message, file, line, function, char size)``."""
-        args = [GENERIC_PTR, GENERIC_PTR, I32, GENERIC_PTR, I64]
+        ptr = self.generic_ptr
+        args = [ptr, ptr, I32, ptr, I64]
         fn = intr.declare(b, "__assertfail", VOID, args)
         b.call(fn, [message, file, ir.Constant(I32, line), function, ir.Constant(I64, 1)])

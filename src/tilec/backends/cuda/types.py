@@ -1,10 +1,13 @@
 """Tile IR element types as llvmlite types for NVPTX (bf16 is llvm/types.py's ``bfloat``).
 
 Pointers are opaque ``ptr addrspace(N)``; i1 stays i1 in registers and is widened to i8 in memory.
+The SIMT lowering takes its pointer types from the TargetInfo (global_ptr, shared_ptr,
+generic_ptr); the constants here are NVPTX's, for it and for NVIDIA-only modules.
 """
 
 from __future__ import annotations
 
+from enum import IntEnum
 from functools import cache
 
 from llvmlite import ir
@@ -22,9 +25,19 @@ BF16 = bfloat
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
 VOID = ir.VoidType()
-GLOBAL_PTR = ir.PointerType(addrspace=1)
-SHARED_PTR = ir.PointerType(addrspace=3)
-GENERIC_PTR = ir.PointerType()
+
+
+class AddressSpace(IntEnum):
+    """LLVM's NVPTX address spaces (a tile IR pointer's address_space 1 is global, as here)."""
+
+    GENERIC = 0
+    GLOBAL = 1
+    SHARED = 3
+
+
+GLOBAL_PTR = ir.PointerType(addrspace=AddressSpace.GLOBAL)
+SHARED_PTR = ir.PointerType(addrspace=AddressSpace.SHARED)
+GENERIC_PTR = ir.PointerType(addrspace=AddressSpace.GENERIC)
 
 _FLOATS = {"fp16": F16, "bf16": BF16, "fp32": F32, "fp64": F64}
 
