@@ -58,6 +58,16 @@ def test_wrapper_surface():
     assert tilec.reinterpret(w, tl.int8).base is base
 
 
+def test_host_dtypes_name_the_tl_dtype():
+    raw = torch.tensor([-1, -128, 0, 127] * 4, dtype=torch.int8)
+    out = torch.full((16,), float("nan"))
+    wrapped = tilec.reinterpret(raw, torch.uint8)
+    assert wrapped.dtype is tl.uint8
+    widen[(1,)](wrapped, tilec.reinterpret(out, torch.float32), 16)
+    np.testing.assert_array_equal(out.numpy(), raw.numpy().view(np.uint8).astype(np.float32))
+    assert tilec.reinterpret(raw, np.dtype(np.uint8)).dtype is tl.uint8
+
+
 def test_bad_reinterpret_requests_are_clear():
     with pytest.raises(TypeError, match="cannot reinterpret a list"):
         tilec.reinterpret([1, 2], tl.uint8)

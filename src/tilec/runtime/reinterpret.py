@@ -2,7 +2,7 @@
 
 Triton's way to hand a kernel unsigned or fp8 data that the host library has no dtype for (an
 int16 torch tensor read as ``tl.uint16``): a ``TensorWrapper`` carries the base array and the tl
-dtype, and the launcher describes it as the base array's memory with that element type. The
+dtype (a torch or numpy dtype is taken as the tl dtype of the same name), and the launcher describes it as the base array's memory with that element type. The
 native launcher does not know the wrapper, so it goes through the Python describer
 (specialize.py), as every type unknown to the native one does.
 """
@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..ir import types as ir
+from . import dtypes
 
 __all__ = ["TensorWrapper", "reinterpret", "type_canonicalisation_dict"]
 
@@ -23,10 +24,16 @@ class TensorWrapper:
     __tilec_reinterpreted__ = True
 
     def __init__(self, base: Any, dtype: Any) -> None:
-        if not isinstance(dtype, ir.ScalarType):
-            raise UsageError(
-                f"reinterpret: dtype must be a tl dtype such as tl.uint8, got {dtype!r}"
-            )
+        if not isinstance(dtype, ir.ScalarType):  # a host library's dtype, as Triton takes it
+            try:
+                if isinstance(dtype, str):
+                    raise UsageError("a name is not a dtype")
+                dtype = dtypes.from_dtype(dtype)
+            except UsageError:
+                raise UsageError(
+                    "reinterpret: dtype must be a tl dtype such as tl.uint8 (or a torch or "
+                    f"numpy dtype of a type tl has), got {dtype!r}"
+                ) from None
         self.base = base
         self.dtype = dtype
         self.data = getattr(base, "data", None)
