@@ -99,6 +99,19 @@ def k_raise(p):
     raise ValueError("no")
 
 
+def k_raise_in_dead_branch(p, MODE: tl.constexpr):
+    if MODE == "store":
+        tl.store(p, 1.0)
+    else:
+        raise ValueError(f"unknown MODE {MODE}")
+
+
+def test_raise_in_a_branch_left_out_at_compile_time():
+    build(k_raise_in_dead_branch, "*fp32", "store")
+    with pytest.raises(UnsupportedSyntax, match="raise statements are not supported"):
+        build(k_raise_in_dead_branch, "*fp32", "load")
+
+
 @pytest.mark.parametrize(
     ("fn", "what"),
     [
@@ -124,7 +137,11 @@ def k_raise(p):
         (k_kwcall, "**keyword arguments are not supported in kernels"),
         (k_while_else, "else clauses on loops are not supported in kernels"),
         (k_nested_def, "nested function definitions are not supported in kernels"),
-        (k_raise, "raise statements are not supported in kernels"),
+        (
+            k_raise,
+            "raise statements are not supported in kernels, except in a branch that a "
+            "compile-time condition leaves out",
+        ),
     ],
 )
 def test_rejected_before_codegen(fn, what):

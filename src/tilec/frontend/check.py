@@ -1,6 +1,8 @@
 """Reject Python syntax that kernels may not use, before any IR is generated.
 
-Kernels are a subset of Python: no classes, lambdas, exceptions, context managers, generators,
+Kernels are a subset of Python: no classes, lambdas, exception handling (a ``raise`` is refused
+when code generation reaches it, so one in a branch a compile-time condition leaves out is
+allowed, as in Triton), context managers, generators,
 comprehensions other than a list over a tuple, global/nonlocal, del, ``*`` other than unpacking
 a tuple into a call (or collecting ``*args``), ``**kwargs``, break/continue, returns inside
 loops, or ``:=`` where its name would not outlive the expression (a while loop's condition, a
@@ -29,7 +31,6 @@ _FORBIDDEN: dict[type, str] = {
     ast.Global: "global statements",
     ast.Nonlocal: "nonlocal statements",
     ast.Delete: "del statements",
-    ast.Raise: "raise statements",
     ast.Import: "import statements",
     ast.ImportFrom: "import statements",
     ast.SetComp: "set comprehensions",

@@ -153,6 +153,12 @@ class FunctionCodegen:
     def stmt_Pass(self, node: ast.Pass) -> None:
         pass
 
+    def stmt_Raise(self, node: ast.Raise) -> None:
+        raise UnsupportedSyntax(
+            "raise statements are not supported in kernels, except in a branch that a "
+            "compile-time condition leaves out"
+        )
+
     def stmt_Assign(self, node: ast.Assign) -> None:
         value = self.expr(node.value)
         for target in node.targets:
