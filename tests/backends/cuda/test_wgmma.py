@@ -157,9 +157,14 @@ def test_attention_takes_q_and_p_from_registers(bm: int, bn: int, d: int, warps:
     assert len(register_a) == per_warpgroup, ptx
     assert "ldmatrix" not in ptx and "mma.sync" not in ptx
     # K (loaded [BN, D], used as tl.trans(k)) and V are copied into the slots as wgmma reads
-    # them: the loop body's one barrier publishes the stage, nothing else is staged
+    # them: the loop body's first barrier publishes the stage, nothing else is staged. P @ V's
+    # group stays in flight into the next iteration, whose q @ k waits for both at once (one
+    # wait_group 0 per iteration); with two warpgroups a barrier then keeps the copies from
+    # refilling V's slot before the other warpgroup's P @ V has read it
     loop = ptx[ptx.index("cp.async.wait_group") : ptx.index("cp.async.wait_all")]
-    assert loop.count("bar.sync") == 1 and "st.shared" not in loop
+    assert loop.count("bar.sync") == 1 + (warps > 4) and "st.shared" not in loop
+    assert loop.count("wgmma.wait_group.sync.aligned 0") == 1
+    assert "wgmma.wait_group" in ptx[ptx.index("cp.async.wait_all") :]  # the exit waits
     assert_assembles(ptx, "sm_90a")
 
 

@@ -57,7 +57,7 @@ def lower(
     func: FuncOp, arch: str, options: CompileOptions, defer_wgmma: bool = True
 ) -> tuple[str, Lowering]:
     """The kernel as LLVM IR text (unoptimized) and the lowering state (asserts, shared memory).
-    ``defer_wgmma``: K loops may keep a wgmma group in flight (rules_dot_mma._deferred)."""
+    ``defer_wgmma``: K loops may keep a wgmma group in flight (wgmma_groups.deferred)."""
     # loads feeding tensor-core dots are pipelined by default (copied into the dot's shared
     # layout); pipelining other loads stays opt-in until it passes its GPU tests
     # (misaligned-address faults were seen)

@@ -69,7 +69,7 @@ class Lowering:
         self.private_stages = private_stages
         # whether tensor-core dots may run on wgmma (sm_90a; rules_dot_wgmma.py)
         self.wgmma = wgmma
-        # whether K loops may keep a wgmma group in flight (rules_dot_mma._deferred), and
+        # whether K loops may keep a wgmma group in flight (wgmma_groups.deferred), and
         # whether one did
         self.defer_wgmma = defer_wgmma
         self.wgmma_deferred = False
@@ -91,8 +91,12 @@ class Lowering:
         # issued its first instructions (pipeline_lowering.top_of_body), by body
         self.held_copies: dict[Block, Callable[[], None]] = {}
         # loops whose carried accumulators (by index) a wgmma group may still be writing at
-        # the exit (rules_dot_mma._deferred): the loop waits for them there
+        # the exit (wgmma_groups.deferred): the loop waits for them there
         self.deferred_waits: dict[Op, set[int]] = {}
+        # per loop, the carried indices whose group stays in flight until the next iteration's
+        # first wgmma dot (wgmma_groups.held_across), and the body arguments still in flight
+        self.held: dict[Op, set[int]] = {}
+        self.in_flight: dict[Value, None] = {}
         self._smem: ir.GlobalVariable | None = None
         self._tid_cache: dict[DimMap, ir.Value] = {}
         self._part_cache: dict[ThreadPart, ir.Value] = {}

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
+from ...errors import LoweringError
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import Kind, ScalarType, TileType
-from . import cp_async, pipeline_lowering, rules_dot_wgmma
+from . import cp_async, pipeline_lowering, wgmma_groups
 from .lowering import Lowered, Lowering, Rule, Tile
 from .pipeline import LoopPipeline
 from .types import I32
@@ -99,6 +100,9 @@ def _for(L: Lowering, op: Op) -> None:
     L.set(op.induction_var, iv)
     for arg, x in zip(op.body.args[1:], carried):
         L.set(arg, x)
+    # carried dot results whose wgmma group the previous iteration left in flight
+    L.held[op] = wgmma_groups.held_across(L, op)
+    L.in_flight.update(dict.fromkeys(op.body.args[1 + i] for i in sorted(L.held[op])))
     if pipe is None:
         L.block(op.body)
     else:
@@ -106,6 +110,8 @@ def _for(L: Lowering, op: Op) -> None:
         pipeline_lowering.top_of_body(L, pipe, iv, ub, step, signed, carried, slot)
         _staged_body(L, op, pipe, slot)
         L.release_copies(op.body)  # still held when no dot directly in the body took them
+    if L.in_flight:  # held_across guarantees a wgmma dot before any read drained them
+        raise LoweringError("a wgmma group held across the loop's back edge was never waited for")
     term = op.body.terminator
     nexts = _as(L, term.operands if term is not None else [], carried)
     latch = b.block
@@ -122,7 +128,7 @@ def _for(L: Lowering, op: Op) -> None:
     for i in sorted(L.deferred_waits.pop(op, ())):  # the last wgmma groups still in flight
         x = carried[i]
         assert isinstance(x, Tile)
-        carried[i] = Tile(x.layout, x.shape, rules_dot_wgmma.wait(b, x.regs))
+        carried[i] = Tile(x.layout, x.shape, wgmma_groups.wait(b, x.regs))
     for r, x in zip(op.results, carried):
         L.set(r, x)
 

@@ -15,7 +15,7 @@ from ...ir import ops as O
 from ...ir.core import Value
 from ...ir.types import TileType
 from . import intrinsics as intr
-from . import rules_dot_wgmma
+from . import rules_dot_wgmma, wgmma_groups
 from .dot_plans import register_a
 from .lowering import Lowering, Tile
 from .mma import (
@@ -104,7 +104,7 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
         if plan.engine is Engine.WGMMA:
             fa = RegisterFragments(L.b, a, batched=False)
             regs = rules_dot_wgmma.accumulate(
-                L, op.parent, plan, fa, (sb, base_b), acc.regs, _deferred(L, op)
+                L, op.parent, plan, fa, (sb, base_b), acc.regs, wgmma_groups.deferred(L, op)
             )
         else:
             fa = RegisterFragments(L.b, a, batched=plan.batch > 0)
@@ -114,35 +114,12 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
     if usable(plan, sa, sb):
         regs = rules_dot_wgmma.accumulate(
-            L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs, _deferred(L, op)
+            L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs, wgmma_groups.deferred(L, op)
         )
     else:
         fa, fb = SharedFragments(L, plan, sa, base_a), SharedFragments(L, plan, sb, base_b)
         regs = _accumulate(L, op, plan, fa, fb, acc)
     L.set(op.result, Tile(layout, acc.shape, regs))
-
-
-def _deferred(L: Lowering, op: O.DotOp) -> bool:
-    """Whether ``op`` is a pipelined loop's ``acc = tl.dot(a, b, acc)`` whose accumulator
-    nothing else reads in the body: its wgmma group may then stay in flight across the loop's
-    back edge, and the loop's exit waits for it (Lowering.deferred_waits)."""
-    loop = getattr(op.parent.parent, "parent", None)
-    if not L.defer_wgmma or not isinstance(loop, O.ForOp) or loop not in L.pipelines:
-        return False
-    if op.parent is not loop.body:
-        return False
-    term, acc = loop.body.terminator, op.operands[2]
-    if term is None or acc.owner is not loop.body or acc.index < 1:
-        return False
-    index = acc.index - 1
-    reads = [x for top in loop.body.ops for o in top.walk() for x in o.operands]
-    if term.operands[index] is not op.result or reads.count(op.result) != 1:
-        return False
-    if reads.count(acc) != 1:
-        return False
-    L.deferred_waits.setdefault(loop, set()).add(index)
-    L.wgmma_deferred = True
-    return True
 
 
 def _in_shared(
@@ -185,6 +162,8 @@ def _accumulate(
     fb: SharedFragments,
     acc: Tile,
 ) -> dict:
+    if L.in_flight:  # a wgmma group of the previous iteration still writes them
+        wgmma_groups.drain(L)
     b = L.b
     regs = dict(acc.regs)
     for batch in range(max(plan.batch, 1)):

@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from ...ir.core import Block
 from . import intrinsics as intr
-from . import wgmma
+from . import wgmma, wgmma_groups
 from .lowering import Lowering
 from .mma import MmaPlan, Staged
 from .mma_fragments import RegisterFragments
@@ -43,7 +43,7 @@ def accumulate(
     loop's ``acc = tl.dot(a, b, acc)``): this group may stay in flight while the loop goes on,
     the wait lets only the previous iteration's group finish (its stage slot is refilled next:
     a warpgroup's group is one operation, done for all its warps at once; with two warpgroups
-    a barrier follows) and the loop's exit waits for the rest (:func:`wait`)."""
+    a barrier follows) and the loop's exit waits for the rest (wgmma_groups.py)."""
     bld = L.b
     regs = dict(regs)
     sb, base_b = b
@@ -79,13 +79,20 @@ def accumulate(
                 regs[k] = bld.extract_value(out, i)
     _call(bld, _COMMIT)
     if deferred:
-        intr.asm(bld, ir.VoidType(), "wgmma.wait_group.sync.aligned 1;", "", [])
+        if block in L.held_copies:  # a K loop: the copies refill the previous group's slot
+            intr.asm(bld, ir.VoidType(), "wgmma.wait_group.sync.aligned 1;", "", [])
+            if groups > 1:  # another warpgroup may still read the slot the copies refill
+                L.barrier()
+            L.release_copies(block)
+        return regs
+    if L.in_flight:  # a previous iteration's group (attention's p @ v) ends with this one
+        regs = wgmma_groups.drain(L, regs)
         if groups > 1:  # another warpgroup may still read the slot the copies refill
             L.barrier()
         L.release_copies(block)
         return regs
     L.release_copies(block)  # the next stage's copies overlap the tensor cores' work
-    return wait(bld, regs)
+    return wgmma_groups.wait(bld, regs)
 
 
 class _SharedA:
@@ -130,13 +137,3 @@ def _at(b: ir.IRBuilder, desc: ir.Value, offset: int) -> ir.Value:
 
 def _call(b: ir.IRBuilder, name: str) -> None:
     b.call(intr.declare(b, name, ir.VoidType(), []), [])
-
-
-def wait(b: ir.IRBuilder, regs: dict) -> dict:
-    """``wgmma.wait_group 0`` with every accumulator register passed through it."""
-    keys = list(regs)
-    count = len(keys)
-    cons = ",".join(["=f"] * count + [str(i) for i in range(count)])
-    ret = ir.LiteralStructType([F32] * count)
-    out = intr.asm(b, ret, "wgmma.wait_group.sync.aligned 0;", cons, [regs[k] for k in keys])
-    return {k: b.extract_value(out, i) for i, k in enumerate(keys)}
