@@ -13,13 +13,14 @@ import pytest
 
 from tilec.backends.cuda import conversion
 from tilec.backends.cuda import thread_index as ti
-from tilec.backends.cuda.layout import default_layout, register_keys
+from tilec.backends.cuda.layout import WARP_SIZE, default_layout, register_keys
 from tilec.backends.cuda.mma import acc_layout, warp_grid
+from tilec.backends.cuda.target_info import NvptxTarget
 
 
 def _buffer(warps: int, elem_bytes: int) -> conversion._Buffer:
     buf = conversion._Buffer.__new__(conversion._Buffer)
-    buf.L = SimpleNamespace(num_warps=warps)  # type: ignore[assignment]
+    buf.L = SimpleNamespace(num_warps=warps, target=NvptxTarget())  # type: ignore[assignment]
     buf.shift = (128 // elem_bytes).bit_length() - 1
     buf.pad = max(1, 4 // elem_bytes)
     return buf
@@ -52,7 +53,7 @@ def test_vectors_are_contiguous_and_aligned_in_every_thread(
             idx = ti.linear(cs, shape) + start  # type: ignore[arg-type]
             v = buf._width(idx, n)
             widths.append(v)
-            t = np.array(ti.thread_values(idx.terms, warps), np.int64)
+            t = np.array(ti.thread_values(idx.terms, warps, WARP_SIZE), np.int64)
             for j in range(0, n, v):
                 whole = t + idx.const + j + np.arange(v)[:, None]
                 padded = whole + buf.pad * (whole >> buf.shift)
@@ -84,7 +85,7 @@ def test_every_thread_evaluation_matches_a_scalar_loop() -> None:
     cs = ti.coords(layout, (64, 64), (1, 0))
     assert cs is not None
     idx = ti.linear(cs, (64, 64))  # type: ignore[arg-type]
-    values = ti.thread_values(idx.terms, warps)
+    values = ti.thread_values(idx.terms, warps, WARP_SIZE)
     for warp, lane in itertools.product(range(warps), range(32)):
         want = sum(c * p.eval(lane, warp) for p, c in idx.terms)
         assert values[warp * 32 + lane] == want

@@ -73,7 +73,9 @@ def test_coords_match_the_general_formula(warps: int, shape, layout) -> None:  #
                 for warp, lane in itertools.product(range(warps), range(WARP_SIZE))
             ]
         ).reshape(-1, len(shape))
-        got = np.array([np.array(ti.thread_values(c.terms, warps)) + c.const for c in idx]).T
+        got = np.array(
+            [np.array(ti.thread_values(c.terms, warps, WARP_SIZE)) + c.const for c in idx]
+        ).T
         assert np.array_equal(got.reshape(general.shape), general)
     # the layouts tilec builds are powers of two: every coordinate has the exact form
     assert exact == len(register_keys(layout, shape))
@@ -88,10 +90,10 @@ def test_padding_splits_where_the_low_bits_do_not_carry(warps: int, shape, layou
             cs = ti.coords(layout, shape, key)
             assert cs is not None
             idx = ti.linear(cs, shape)  # type: ignore[arg-type]
-            low = ti.low_bits_max(idx.terms, warps, shift)
+            low = ti.low_bits_max(idx.terms, warps, WARP_SIZE, shift)
             if low is None or low + (idx.const % (1 << shift)) >= 1 << shift:
                 continue
-            t = np.array(ti.thread_values(idx.terms, warps), np.int64)
+            t = np.array(ti.thread_values(idx.terms, warps, WARP_SIZE), np.int64)
             whole = t + idx.const
             split = t + pad * (t >> shift) + idx.const + pad * (idx.const >> shift)
             assert np.array_equal(whole + pad * (whole >> shift), split)

@@ -83,11 +83,11 @@ def _runs(L: LoweringState, layout: Layout, shape: tuple[int, ...], most: int) -
 
 
 @functools.cache
-def _padded_alignment(terms: Terms, num_warps: int, shift: int, pad: int) -> int:
+def _padded_alignment(terms: Terms, num_warps: int, warp_size: int, shift: int, pad: int) -> int:
     """The largest power of two (elements, at most 64) dividing the padded thread part of an
     index in every thread."""
     align = 64
-    for t in thread_index.thread_values(terms, num_warps):
+    for t in thread_index.thread_values(terms, num_warps, warp_size):
         p = t + pad * (t >> shift)
         if p:
             align = min(align, p & -p)
@@ -157,11 +157,16 @@ class _Buffer:
         if not isinstance(idx, Index) or idx.const < 0:
             return False
         c, mask = idx.const + offset, (1 << self.shift) - 1
-        low = thread_index.low_bits_max(idx.terms, self.L.num_warps, self.shift)
+        low = thread_index.low_bits_max(idx.terms, *self._block, self.shift)
         if low is None or low + (c & mask) + n - 1 > mask:
             return False  # the vector could cross a padding gap
-        align = _padded_alignment(idx.terms, self.L.num_warps, self.shift, self.pad)
+        align = _padded_alignment(idx.terms, *self._block, self.shift, self.pad)
         return align % n == 0 and self._padded_const(c) % n == 0
+
+    @property
+    def _block(self) -> tuple[int, int]:
+        """Which threads an Index's thread part runs over: warps, and lanes per warp."""
+        return self.L.num_warps, self.L.target.warp_size
 
     def _padded_const(self, c: int) -> int:
         return c + self.pad * (c >> self.shift)
@@ -173,7 +178,7 @@ class _Buffer:
     def address(self, idx: ir.Value | Index) -> ir.Value:
         L, b = self.L, self.L.b
         if isinstance(idx, Index) and idx.const >= 0:
-            low = thread_index.low_bits_max(idx.terms, L.num_warps, self.shift)
+            low = thread_index.low_bits_max(idx.terms, *self._block, self.shift)
             if low is not None and low + (idx.const & ((1 << self.shift) - 1)) < 1 << self.shift:
                 start = self.bases.get(idx.terms)
                 if start is None:

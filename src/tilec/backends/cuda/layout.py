@@ -12,6 +12,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Union
 
+# NVIDIA's warp: what NvptxTarget.warp_size is, and the default of the functions below for
+# callers that do not pass their target's (layout_assign.py, lowering.py: issue 13)
 WARP_SIZE = 32
 
 
@@ -92,7 +94,11 @@ def _pow2_floor(n: int) -> int:
 
 
 def default_layout(
-    shape: tuple[int, ...], num_warps: int, vec: int, order: tuple[int, ...] | None = None
+    shape: tuple[int, ...],
+    num_warps: int,
+    vec: int,
+    order: tuple[int, ...] | None = None,
+    warp_size: int = WARP_SIZE,
 ) -> Blocked:
     """The blocked layout for a tile: up to ``vec`` contiguous elements per thread along the
     fastest dimension of ``order`` (default: the last), lanes then warps filled fastest
@@ -104,11 +110,11 @@ def default_layout(
     """
     rank = len(shape)
     order = order if order is not None else tuple(range(rank - 1, -1, -1))
-    threads = WARP_SIZE * num_warps
+    threads = warp_size * num_warps
     spt = [1] * rank
     spt[order[0]] = max(1, min(vec, shape[order[0]], _pow2_floor(_numel(shape) // threads)))
     tpw, wpc = [1] * rank, [1] * rank
-    lanes, warps = WARP_SIZE, num_warps
+    lanes, warps = warp_size, num_warps
     for d in order:
         room = max(1, shape[d] // spt[d])
         tpw[d] = min(lanes, _pow2_floor(room))
@@ -197,7 +203,9 @@ def thread_index(dm: DimMap, lane: int, warp: int) -> int:
     return ((warp // dm.warp_stride) % dm.wpc) * dm.tpw + (lane // dm.lane_stride) % dm.tpw
 
 
-def ownership(layout: Layout, shape: tuple[int, ...], num_warps: int) -> Ownership:
+def ownership(
+    layout: Layout, shape: tuple[int, ...], num_warps: int, warp_size: int = WARP_SIZE
+) -> Ownership:
     bounded = tuple(
         (dm, dm.distinct_threads(n))
         for dm, n in zip(layout.dim_maps(), shape)
@@ -207,7 +215,7 @@ def ownership(layout: Layout, shape: tuple[int, ...], num_warps: int) -> Ownersh
     for dm in layout.dim_maps():
         lane_bits |= (dm.tpw - 1) * dm.lane_stride
         warp_bits |= (dm.wpc - 1) * dm.warp_stride
-    return Ownership(bounded, (WARP_SIZE - 1) & ~lane_bits, (num_warps - 1) & ~warp_bits)
+    return Ownership(bounded, (warp_size - 1) & ~lane_bits, (num_warps - 1) & ~warp_bits)
 
 
 def uses_threads(layout: Layout) -> bool:

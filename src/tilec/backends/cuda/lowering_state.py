@@ -18,6 +18,7 @@ from .axis_info import AxisAnalysis
 from .dot_plans import DotPlans
 from .layout import Layout
 from .layout_assign import LayoutPlan
+from .target_info import TargetInfo
 from .thread_index import Index, Terms
 from .tile import Key, Lowered
 
@@ -28,6 +29,7 @@ class LoweringState(Protocol):
     b: ir.IRBuilder  # the current position
     prologue: ir.IRBuilder  # the entry block: values computed once per thread
     num_warps: int
+    target: TargetInfo  # what the GPU's own calls are (warp size, shared memory, barriers)
     arch: int  # the compute capability as a number (80, 90)
     num_stages: int | None  # the launch's pipelining depth; None: no pipelining
     private_stages: bool  # loads other than dot operands may be pipelined too

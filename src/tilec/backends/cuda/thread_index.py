@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from .layout import WARP_SIZE, DimMap, Layout, thread_index
+from .layout import DimMap, Layout, thread_index
 
 
 @dataclass(frozen=True)
@@ -134,20 +134,20 @@ def linear(cs: list[Index | int], shape: tuple[int, ...]) -> Index:
 
 
 @functools.cache
-def thread_values(terms: Terms, num_warps: int) -> tuple[int, ...]:
+def thread_values(terms: Terms, num_warps: int, warp_size: int) -> tuple[int, ...]:
     """The value of ``terms`` in every thread of the block."""
     return tuple(
         sum(c * p.eval(lane, warp) for p, c in terms)
         for warp in range(num_warps)
-        for lane in range(WARP_SIZE)
+        for lane in range(warp_size)
     )
 
 
 @functools.cache
-def low_bits_max(terms: Terms, num_warps: int, shift: int) -> int | None:
+def low_bits_max(terms: Terms, num_warps: int, warp_size: int, shift: int) -> int | None:
     """The largest ``value % 2**shift`` of ``terms`` over the block's threads, or None when the
     value is negative in some thread."""
-    values = thread_values(terms, num_warps)
+    values = thread_values(terms, num_warps, warp_size)
     if min(values) < 0:
         return None
     return max(v & ((1 << shift) - 1) for v in values)
