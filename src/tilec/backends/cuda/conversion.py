@@ -19,7 +19,7 @@ from .layout import Layout
 from .lowering_state import LoweringState
 from .thread_index import Index, Terms
 from .tile import Key, Tile
-from .types import I8, I32, type_bytes
+from .types import I8, I32, is_float, type_bytes
 
 
 def remap(
@@ -109,7 +109,7 @@ class _Buffer:
         self.L, self.base, self.elem, self.shift, self.pad = L, base, elem, shift, pad
         self.bases: dict[Terms, ir.Value] = {}
         self.bytes = type_bytes(elem)
-        vectorizable = isinstance(elem, ir.IntType) or str(elem) in _FLOATS
+        vectorizable = isinstance(elem, ir.IntType) or is_float(elem)
         self.max_vector = max(1, 16 // self.bytes) if vectorizable else 1
 
     def write(self, idx: ir.Value | Index, vals: list[ir.Value]) -> None:
@@ -194,9 +194,6 @@ class _Buffer:
         if isinstance(idx, Index):
             idx = L.index_value(idx)
         return b.gep(self.base, [self._padded(b, idx)], source_etype=self.elem)
-
-
-_FLOATS = ("half", "bfloat", "float", "double")
 
 
 def _c(v: int) -> ir.Constant:

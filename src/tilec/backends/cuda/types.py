@@ -13,18 +13,11 @@ from functools import cache
 from llvmlite import ir
 
 from ...ir.types import Element, PointerType, ScalarType
-from ..llvm.types import BFloatType, bfloat
+from ..llvm import types as T
+from ..llvm.types import BFloatType
 
-I1 = ir.IntType(1)
-I8 = ir.IntType(8)
-I16 = ir.IntType(16)
-I32 = ir.IntType(32)
-I64 = ir.IntType(64)
-F16 = ir.HalfType()
-BF16 = bfloat
-F32 = ir.FloatType()
-F64 = ir.DoubleType()
-VOID = ir.VoidType()
+I1, I8, I16, I32, I64 = T.i1, T.i8, T.i16, T.i32, T.i64
+F16, BF16, F32, F64, VOID = T.f16, T.bfloat, T.f32, T.f64, T.void
 
 
 class AddressSpace(IntEnum):
@@ -39,17 +32,14 @@ GLOBAL_PTR = ir.PointerType(addrspace=AddressSpace.GLOBAL)
 SHARED_PTR = ir.PointerType(addrspace=AddressSpace.SHARED)
 GENERIC_PTR = ir.PointerType(addrspace=AddressSpace.GENERIC)
 
-_FLOATS = {"fp16": F16, "bf16": BF16, "fp32": F32, "fp64": F64}
-
 
 @cache
 def llvm_type(t: Element) -> ir.Type:
-    """The register type of one element."""
+    """The register type of one element: llvm/types.py's, with bf16 as ``bfloat`` and a
+    pointer in its address space."""
     if isinstance(t, PointerType):
         return ir.PointerType(addrspace=t.address_space)
-    if t.is_floating():
-        return _FLOATS[t.name]
-    return ir.IntType(t.bits)
+    return T.storage_type(t, bf16_as_int=False)
 
 
 def memory_type(t: Element) -> ir.Type:
@@ -68,11 +58,7 @@ def byte_size(t: Element) -> int:
 
 def type_bytes(t: ir.Type) -> int:
     """Bytes one value of the llvmlite type ``t`` occupies in memory."""
-    if isinstance(t, ir.IntType):
-        return max(t.width // 8, 1)
-    if isinstance(t, ir.PointerType):
-        return 8
-    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(t)]
+    return max(T.bit_width(t) // 8, 1)  # pointers are 64 bits
 
 
 def is_float(t: ir.Type) -> bool:
