@@ -86,15 +86,9 @@ def cast(
         return _pointer_cast(b, x, src, dst)
     dty = llvm_type(dst)
     if dst.bits == 1:
-        if src.is_floating():
-            return S.float_is_nonzero(b, x)
-        return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+        return S.is_nonzero(b, x, src.is_floating())
     if src.is_int() and dst.is_int():
-        if dst.bits < src.bits:
-            return b.trunc(x, dty)
-        if dst.bits == src.bits:
-            return x
-        return b.sext(x, dty) if src.kind is Kind.SINT else b.zext(x, dty)
+        return S.int_resize(b, x, src.kind is Kind.SINT, dty)
     if src.is_int():
         return _narrow(b, S.int_to_float(b, x, src.kind is Kind.SINT, dst), dst, rounding)
     if dst.is_int():

@@ -161,6 +161,23 @@ def float_is_nonzero(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.icmp_unsigned("!=", magnitude, ir.Constant(it, 0))
 
 
+def is_nonzero(b: ir.IRBuilder, x: ir.Value, floating: bool) -> ir.Value:
+    """``x != 0`` as i1, a cast to bool: integers by their bits, floats by
+    :func:`float_is_nonzero`."""
+    if floating:
+        return float_is_nonzero(b, x)
+    return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+
+
+def int_resize(b: ir.IRBuilder, x: ir.Value, signed: bool, to: ir.IntType) -> ir.Value:
+    """An integer at the width of ``to``: truncated, or extended by its signedness."""
+    if x.type.width == to.width:
+        return x
+    if x.type.width > to.width:
+        return b.trunc(x, to)
+    return b.sext(x, to) if signed else b.zext(x, to)
+
+
 def float_to_int(b: ir.IRBuilder, x: ir.Value, dst: ScalarType) -> ir.Value:
     """Round toward zero and saturate to ``dst``'s range, NaN → 0 (PTX ``cvt.rzi`` semantics,
     applied at every width). Clamped in the float domain before a plain fptosi/fptoui: LLVM's
