@@ -20,7 +20,7 @@ _LOCK = threading.Lock()
 
 _ALLOWED = re.compile(
     r"llvm\.nvvm\.(read\.ptx\.sreg\.[a-z.]+|barrier\.cta\.sync\.aligned\.all|shfl\.sync\.(bfly|up|down|idx)\.i32"
-    r"|ex2\.approx\.f|lg2\.approx\.f"
+    r"|ex2\.approx\.(ftz\.)?f|lg2\.approx\.f"
     r"|cp\.async\.(cg\.shared\.global\.16\.s|ca\.shared\.global\.[48]\.s|commit\.group"
     r"|wait\.group|wait\.all)|fence\.proxy\.async\.shared_cta"
     r"|wgmma\.(fence|commit_group)\.sync\.aligned)"

@@ -70,8 +70,11 @@ def _bits(ty: ir.Type) -> int:
     return {"half": 16, "bfloat": 16, "float": 32, "double": 64}[str(ty)]
 
 
-def ex2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    return b.call(declare(b, "llvm.nvvm.ex2.approx.f", F32, [F32]), [x])
+def ex2_approx(b: ir.IRBuilder, x: ir.Value, ftz: bool = False) -> ir.Value:
+    """2**x (ex2.approx.f32); ``ftz``: a result below 2**-126 is flushed to zero, one MUFU
+    instruction where the other form scales subnormal results around it."""
+    name = "llvm.nvvm.ex2.approx.ftz.f" if ftz else "llvm.nvvm.ex2.approx.f"
+    return b.call(declare(b, name, F32, [F32]), [x])
 
 
 def lg2_approx(b: ir.IRBuilder, x: ir.Value) -> ir.Value:

@@ -121,8 +121,8 @@ def _float(
 def _fast_exp_log(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
     if fn == "exp":
         return intr.ex2_approx(b, b.fmul(x, ir.Constant(F32, LOG2E)))
-    if fn == "exp2":
-        return intr.ex2_approx(b, x)
+    if fn == "exp2":  # as Triton's (libdevice's exp2f, subnormal results flushed)
+        return intr.ex2_approx(b, x, ftz=True)
     lg = intr.lg2_approx(b, x)
     return b.fmul(lg, ir.Constant(F32, LN2)) if fn == "log" else lg
 
