@@ -10,55 +10,33 @@ program runs on (leaving early could strand the other threads at a barrier).
 
 from __future__ import annotations
 
-import math
-
 from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from ..artifacts import AssertInfo
+from ..llvm import printf
 from .lowering import Lowering, Rule, Tile
-from .types import F64, I1, I32, I64, is_float
+from .types import I1, I64
 
 
-def _format(elem: object, hex_: bool) -> tuple[str, str]:
-    """(printf conversion, how the value is widened: 'f64', 'i32s', 'i32u', 'i64', 'ptr')."""
+def _format(elem: object, hex_: bool) -> printf.Conversion:
+    """The printf conversion of one value (hex: ``0x%x`` of integers, ``%a`` of floats)."""
     if isinstance(elem, PointerType):
-        return "%p", "ptr"
+        return printf.Conversion("%p", printf.Promote.POINTER)
     assert isinstance(elem, ScalarType)
     if elem.is_floating():
-        return ("%a" if hex_ else "%f"), "f64"
+        return printf.Conversion("%a" if hex_ else "%f", printf.Promote.DOUBLE)
+    signed = elem.is_int_signed() and not hex_
+    how = printf.Promote.SIGNED if signed else printf.Promote.UNSIGNED
     if elem.bits == 64:
-        return ("0x%llx" if hex_ else ("%lld" if elem.is_int_signed() else "%llu")), "i64"
-    if hex_:
-        return "0x%x", "i32u"
-    return ("%d", "i32s") if elem.is_int_signed() else ("%u", "i32u")
-
-
-def _widen(L: Lowering, v: ir.Value, how: str) -> ir.Value:
-    b = L.b
-    if how == "f64":
-        return b.fpext(v, F64) if v.type != F64 else v
-    if how == "ptr":
-        generic = L.target.generic_ptr
-        return b.addrspacecast(v, generic) if v.type != generic else v
-    target = I64 if how == "i64" else I32
-    if v.type == target:
-        return v
-    if is_float(v.type):
-        return b.bitcast(v, ir.IntType(v.type.width if hasattr(v.type, "width") else 32))
-    return b.sext(v, target) if how == "i32s" and v.type != I1 else b.zext(v, target)
+        return printf.Conversion("0x%llx" if hex_ else "%lld" if signed else "%llu", how)
+    return printf.Conversion("0x%x" if hex_ else "%d" if signed else "%u", how)
 
 
 def _printf(L: Lowering, fmt: str, args: list[ir.Value]) -> None:
     L.target.printf(L.b, L.prologue, L.global_string(fmt), args)
-
-
-def _index_format(shape: tuple[int, ...]) -> str:
-    """Each index padded to its dimension's width, as Triton (and the CPU backend) print it."""
-    widths = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
-    return ", ".join(f"%{w}u" if w else "%u" for w in widths)
 
 
 def _print(L: Lowering, op: Op) -> None:
@@ -67,21 +45,21 @@ def _print(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.PrintOp)
     pid = [L.target.program_id(L.b, axis) for axis in range(3)]
     if not op.operands:
-        _printf(L, f"pid (%u, %u, %u){op.prefix}\n", pid)
+        _printf(L, printf.line(op.prefix, None), pid)
     for k, v in enumerate(op.operands):
-        conv, how = _format(element_of(v.type), op.hex)
-        conv = (f"(operand {k}) " if len(op.operands) > 1 else "") + conv
+        conv = _format(element_of(v.type), op.hex)
+        operand = k if len(op.operands) > 1 else -1
         got = L.env[v]
         if not isinstance(got, Tile):
-            args = [*pid, _widen(L, got, how)]
-            _printf(L, f"pid (%u, %u, %u) idx (){op.prefix}{conv}\n", args)
+            args = [*pid, printf.promote(L.b, got, conv.promote, L.target.generic_ptr)]
+            _printf(L, printf.line(op.prefix, (), conv.text, operand), args)
             continue
         owner = L.owner_mask(got.layout, got.shape)
-        idx_fmt = _index_format(got.shape)
+        fmt = printf.line(op.prefix, got.shape, conv.text, operand)
         for key, reg in got.regs.items():
             coords = L.coord(got.layout, got.shape, key)
-            args = [*pid, *coords, _widen(L, reg, how)]
-            fmt = f"pid (%u, %u, %u) idx ({idx_fmt}){op.prefix}{conv}\n"
+            value = printf.promote(L.b, reg, conv.promote, L.target.generic_ptr)
+            args = [*pid, *coords, value]
             if owner is None:
                 _printf(L, fmt, args)
             else:
