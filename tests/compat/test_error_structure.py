@@ -81,3 +81,16 @@ def test_static_assert_failure_class():
     err = _error(failing_static_assert, X, 2)
     assert isinstance(err, CompileTimeAssertionFailure)
     assert "N must exceed 4" in str(err.__cause__)
+
+
+def test_errors_submodule_is_an_attribute():
+    """``triton.compiler.errors.CompilationError`` without importing the submodule first, as
+    Triton's package imports it (checked in a fresh process, where nothing imported it)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import tilec.compat.triton.compiler as c, tilec.errors as e; "
+        "assert c.errors.CompilationError is e.CompileError"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
