@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import tilec
 import tilec.language as tl
 from support.run import jit, poisoned
 
@@ -125,3 +127,17 @@ def test_philox_on_64bit_counters():
     philox64_kernel[(1,)](out, seed, base, BLOCK=16)
     want = [philox64_reference(seed, base + i) for i in range(16)]
     np.testing.assert_array_equal(out.view(np.uint64), np.array(want, dtype=np.uint64))
+
+
+@jit
+def rand_with_seed(X, seed):
+    offs = tl.arange(0, 4)
+    tl.store(X + offs, tl.rand(seed, offs))
+
+
+@pytest.mark.parametrize("seed", [np.zeros(1, np.int32), 2.3])
+def test_seed_must_be_an_integer(seed):
+    # an array would be seeded by its address, a float by its truncation
+    x = np.zeros(4, np.float32)
+    with pytest.raises(tilec.CompileError, match=r"seed of tl\.random must be an integer"):
+        rand_with_seed[(1,)](x, seed)

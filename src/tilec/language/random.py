@@ -46,7 +46,14 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: constexpr = N_ROUNDS_DEFAULT):
 
 @library
 def philox(seed, c0, c1, c2, c3, n_rounds: constexpr = N_ROUNDS_DEFAULT):
-    seed = tl.full((), seed, tl.uint64) if not isinstance(seed, tl.tensor) else seed.to(tl.uint64)
+    # as in Triton, the seed is an integer: a float or a pointer (an array passed as the
+    # seed) would otherwise be converted into one silently
+    if isinstance(seed, tl.tensor):
+        tl.static_assert(seed.dtype.is_int(), "the seed of tl.random must be an integer")
+        seed = seed.to(tl.uint64)
+    else:
+        tl.static_assert(isinstance(seed, int), "the seed of tl.random must be an integer")
+        seed = tl.full((), seed, tl.uint64)
     if c0.dtype.primitive_bitwidth == 32:
         word = tl.uint32
         seed_hi = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
