@@ -7,15 +7,14 @@ does); f16/bf16 compute in f32. Everything else calls ``__nv_*`` from libdevice,
 
 from __future__ import annotations
 
-import math
-
 from llvmlite import ir
 
 from ...errors import UnsupportedFeature
-from ...ir.types import Kind, ScalarType
+from ...ir.types import ScalarType
+from ..llvm import exact_math
 from ..llvm import intrinsics as llvm_intr
 from . import intrinsics as intr
-from .types import F32, F64, I1, I32, is_float
+from .types import F32, F64, I32, is_float
 
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
@@ -60,9 +59,9 @@ def apply(
 ) -> ir.Value:
     """``fn`` applied to one element of type ``elem``."""
     if elem.is_int():
-        return _integer(b, fn, args, elem)
-    if fn in ("isnan", "isinf", "isfinite", "signbit"):
-        return _predicate(b, fn, args[0], elem)
+        return exact_math.integer(b, fn, args, elem)
+    if fn in exact_math.PREDICATES:
+        return exact_math.predicate(b, fn, args[0])
     if elem.bits < 32 and fn not in (
         "neg",
         "abs",
@@ -138,45 +137,3 @@ def _libdevice(b: ir.IRBuilder, fn: str, args: list[ir.Value], f32: bool) -> ir.
         name = f"__nv_{fn}f" if f32 else f"__nv_{fn}"
     ret = I32 if fn == "ilogb" else (F32 if f32 else F64)
     return b.call(llvm_intr.declare(b.module, name, ret, [a.type for a in args]), args)
-
-
-def _predicate(b: ir.IRBuilder, fn: str, x: ir.Value, elem: ScalarType) -> ir.Value:
-    if fn == "isnan":
-        return b.fcmp_unordered("uno", x, x)
-    if fn == "signbit":
-        return b.icmp_signed(
-            "<", b.bitcast(x, ir.IntType(elem.bits)), ir.Constant(ir.IntType(elem.bits), 0)
-        )
-    mag = llvm_intr.call(b, "fabs", [x])
-    inf = ir.Constant(x.type, math.inf)
-    if fn == "isinf":
-        return b.fcmp_ordered("==", mag, inf)
-    return b.fcmp_ordered("<", mag, inf)
-
-
-def _integer(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType) -> ir.Value:
-    x = args[0]
-    ty = x.type
-    signed = elem.kind is Kind.SINT
-    if fn == "neg":
-        return b.neg(x)
-    if fn == "not":
-        return b.not_(x)
-    if fn == "abs":
-        return b.select(b.icmp_signed("<", x, ir.Constant(ty, 0)), b.neg(x), x) if signed else x
-    if fn in ("umulhi", "mulhi"):
-        wide = ir.IntType(elem.bits * 2)
-        ext = b.sext if fn == "mulhi" and signed else b.zext
-        prod = b.mul(ext(x, wide), ext(args[1], wide))
-        return b.trunc(b.lshr(prod, ir.Constant(wide, elem.bits)), ty)
-    if fn == "popc":
-        return llvm_intr.call(b, "ctpop", [x])
-    if fn == "brev":
-        return llvm_intr.call(b, "bitreverse", [x])
-    if fn == "clz":
-        return llvm_intr.call(b, "ctlz", [x, ir.Constant(I1, 0)])
-    if fn == "ffs":
-        tz = llvm_intr.call(b, "cttz", [x, ir.Constant(I1, 0)])
-        one = b.add(tz, ir.Constant(ty, 1))
-        return b.select(b.icmp_unsigned("==", x, ir.Constant(ty, 0)), ir.Constant(ty, 0), one)
-    raise UnsupportedFeature(f"math function {fn} on {elem}")

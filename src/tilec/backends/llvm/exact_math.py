@@ -1,0 +1,63 @@
+"""Math functions whose result is exact, spelled the same for every target: the integer
+functions of tl.math (abs, neg, not, mulhi, umulhi, popc, brev, clz, ffs) and the float class
+tests (isnan, isinf, isfinite, signbit).
+
+Plain instructions and target-independent intrinsics only, so a backend calls these as they are;
+cuda/math_functions.py does (cpu/mathops.py has its own copy, issue 13).
+"""
+
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir
+
+from ...errors import UnsupportedFeature
+from ...ir.types import Kind, ScalarType
+from . import intrinsics as I
+from . import types as T
+
+PREDICATES = ("isnan", "isinf", "isfinite", "signbit")
+
+
+def integer(b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType) -> ir.Value:
+    """``fn`` of integers of type ``elem`` (two's complement; mulhi of signed ones signed)."""
+    x = args[0]
+    ty = x.type
+    signed = elem.kind is Kind.SINT
+    if fn == "neg":
+        return b.neg(x)
+    if fn == "not":
+        return b.not_(x)
+    if fn == "abs":
+        return b.select(b.icmp_signed("<", x, ir.Constant(ty, 0)), b.neg(x), x) if signed else x
+    if fn in ("umulhi", "mulhi"):
+        wide = ir.IntType(elem.bits * 2)
+        ext = b.sext if fn == "mulhi" and signed else b.zext
+        prod = b.mul(ext(x, wide), ext(args[1], wide))
+        return b.trunc(b.lshr(prod, ir.Constant(wide, elem.bits)), ty)
+    if fn == "popc":
+        return I.call(b, "ctpop", [x])
+    if fn == "brev":
+        return I.call(b, "bitreverse", [x])
+    if fn == "clz":
+        return I.call(b, "ctlz", [x, ir.Constant(T.i1, 0)])
+    if fn == "ffs":  # the 1-based position of the lowest set bit, 0 when none
+        tz = I.call(b, "cttz", [x, ir.Constant(T.i1, 0)])
+        one = b.add(tz, ir.Constant(ty, 1))
+        return b.select(b.icmp_unsigned("==", x, ir.Constant(ty, 0)), ir.Constant(ty, 0), one)
+    raise UnsupportedFeature(f"math function {fn} on {elem}")
+
+
+def predicate(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
+    """The class test ``fn`` (one of PREDICATES) of the float ``x``, as i1."""
+    if fn == "isnan":
+        return b.fcmp_unordered("uno", x, x)
+    if fn == "signbit":
+        ity = ir.IntType(T.bit_width(x.type))
+        return b.icmp_signed("<", b.bitcast(x, ity), ir.Constant(ity, 0))
+    mag = I.call(b, "fabs", [x])
+    inf = ir.Constant(x.type, math.inf)
+    if fn == "isinf":
+        return b.fcmp_ordered("==", mag, inf)
+    return b.fcmp_ordered("<", mag, inf)
