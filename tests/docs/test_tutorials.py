@@ -119,3 +119,4 @@ def test_tutorial_runs_on_the_gpu(script, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "check passed" in proc.stdout, proc.stdout
     assert list(tmp_path.glob("*-cuda.csv")), proc.stdout
+    print(proc.stdout)  # the check and the benchmark table (pytest -rP shows them)
