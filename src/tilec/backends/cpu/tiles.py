@@ -300,3 +300,15 @@ def linear_index(s: Scope, shape: Sequence[int], idx: Index) -> ir.Value:
 
 def is_pointer(elem: Element) -> bool:
     return isinstance(elem, PointerType)
+
+
+def reads_buffer(tile: Tile, addrs: set[int]) -> bool:
+    """Whether ``tile`` reads, anywhere beneath it, a buffer whose address is one of ``addrs``
+    (ids of the buffers' address values)."""
+    stack = [tile]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, BufferTile) and id(t.addr) in addrs:
+            return True
+        stack.extend(t.children())
+    return False

@@ -21,7 +21,7 @@ from ...llvm import types as T
 from ..inner_axis import inner_axis
 from ..load_tile import LoadTile
 from ..lower import Lowered, Lowering
-from ..tiles import BufferTile, MapTile, Tile, storage
+from ..tiles import BufferTile, MapTile, Tile, reads_buffer, storage
 
 _PURE = (
     O.BinaryOp,
@@ -95,7 +95,7 @@ def in_place(tile: Tile, slot: BufferTile, others: list[Tile], slots: set[int]) 
     """Whether ``tile`` can be written into ``slot`` element by element without a staging copy:
     it reads no carried buffer but ``slot``, and that only at the element being written
     (through elementwise ops and loads), and no other yielded tile (``others``) reads ``slot``."""
-    if any(_reads(o, {id(slot.addr)}) for o in others):
+    if any(reads_buffer(o, {id(slot.addr)}) for o in others):
         return False
     stack, seen = [tile], set()
     while stack:
@@ -108,16 +108,6 @@ def in_place(tile: Tile, slot: BufferTile, others: list[Tile], slots: set[int]) 
                 return False
         elif isinstance(t, (MapTile, LoadTile)):
             stack.extend(t.children())
-        elif _reads(t, slots):
+        elif reads_buffer(t, slots):
             return False
     return True
-
-
-def _reads(tile: Tile, addrs: set[int]) -> bool:
-    stack = [tile]
-    while stack:
-        t = stack.pop()
-        if isinstance(t, BufferTile) and id(t.addr) in addrs:
-            return True
-        stack.extend(t.children())
-    return False

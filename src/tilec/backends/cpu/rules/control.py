@@ -18,7 +18,7 @@ from ....ir.core import Block, Op, Value
 from ....ir.types import Kind, PointerType, ScalarType, TileType, Type, shape_of
 from ...llvm import types as T
 from ..lower import Lowered, Lowering
-from ..tiles import BufferTile, MapTile, Tile, storage
+from ..tiles import BufferTile, MapTile, Tile, reads_buffer, storage
 from . import dot_loop
 from .carry_layout import carried_inner_axes, in_place
 
@@ -51,7 +51,7 @@ class Carried:
                 continue
             others = [o for s, o in pairs if s is not slot]
             # e.g. swapped carries: stage through a copy, unless each element only reads its own
-            if _reads_any(tile, bufs) and not in_place(tile, slot, others, bufs):
+            if reads_buffer(tile, bufs) and not in_place(tile, slot, others, bufs):
                 tile = lw.settle(_copy_view(tile) if isinstance(tile, BufferTile) else tile)
             staged.append((slot, tile))
         for slot, v in zip(self.slots, values):
@@ -73,16 +73,6 @@ class Carried:
 
 def _copy_view(buf: BufferTile) -> Tile:
     return MapTile(buf.shape, buf.elem, [buf], lambda b, v: v[0])
-
-
-def _reads_any(tile: Tile, addrs: set[int]) -> bool:
-    stack = [tile]
-    while stack:
-        t = stack.pop()
-        if isinstance(t, BufferTile) and id(t.addr) in addrs:
-            return True
-        stack.extend(t.children())
-    return False
 
 
 def lower_region(lw: Lowering, block: Block) -> list[Value] | None:
