@@ -3,9 +3,9 @@
 A stand-in vendor that spells every call differently lowers tutorial kernels (program and
 thread ids, warp-shuffle and cross-warp reductions, masked loads and stores, atomics, math,
 grouped division, device_print, device_assert, variable 64-bit shifts, fmod, half <-> bfloat
-bitcasts) to LLVM IR with none of NVPTX's special registers, barriers, shuffles, inline-PTX
-accesses and shifts, ex2.approx, libdevice, vprintf or __assertfail left; the NVPTX target is
-the default.
+bitcasts, fp32 -> fp16 casts in pairs) to LLVM IR with none of NVPTX's special registers,
+barriers, shuffles, inline-PTX accesses, shifts and conversions, ex2.approx, libdevice, vprintf
+or __assertfail left; the NVPTX target is the default.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from tilec.backends.cuda import intrinsics as intr
 from tilec.backends.cuda.compiler import RULES, kernel_of
 from tilec.backends.cuda.lowering import Lowering
 from tilec.backends.cuda.target_info import Access, NvptxTarget, TargetInfo
-from tilec.backends.cuda.types import I32, VOID
+from tilec.backends.cuda.types import I32, VOID, llvm_type
 from tilec.ir import ops as O
 from tilec.ir.types import ScalarType
 
@@ -35,7 +35,7 @@ from support.build import build
 NVPTX_SPELLINGS = ("llvm.nvvm.read.ptx.sreg", "llvm.nvvm.barrier", "llvm.nvvm.shfl", "vprintf",
                    "__assertfail", "ptx_kernel", "ld.global", "st.global", "atom.",
                    "llvm.nvvm.ex2.approx", "shr.u64", "shl.b64", "mov.b16",
-                   "__nv_fmod")  # fmt: skip
+                   "__nv_fmod", "cvt.rn.f16x2.f32")  # fmt: skip
 
 
 def _call(b: ir.IRBuilder, name: str, args: list[ir.Value], ret: ir.Type = I32) -> ir.Value:
@@ -137,6 +137,12 @@ class OtherGpu(NvptxTarget):
     def opaque(self, b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         return _call(b, f"other_opaque_{x.type}", [x], x.type)
 
+    def narrow_pair(
+        self, b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, dst: ScalarType
+    ) -> tuple[ir.Value, ir.Value]:
+        ty = llvm_type(dst)
+        return _call(b, "other_narrow_lo", [lo, hi], ty), _call(b, "other_narrow_hi", [lo, hi], ty)
+
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
     ) -> None:
@@ -164,7 +170,7 @@ def element_calls(x_ptr, s_ptr, h_ptr, out_ptr, N: tl.constexpr):  # type: ignor
     tl.store(out_ptr + i, (x >> s) + (x << s))
     h = tl.load(h_ptr + i)
     y = h.to(tl.bfloat16, bitcast=True).to(tl.float16) % h
-    tl.store(h_ptr + i, y)
+    tl.store(h_ptr + i, (y.to(tl.float32) * 3.0).to(tl.float16))
 
 
 KERNELS = {
@@ -172,7 +178,7 @@ KERNELS = {
     "softmax": (K.softmax, ("*fp32", "*fp32", "i32", "i32", "i32", 1024)),
     "argmax_cumsum": (K.argmax_cumsum, ("*fp32", "*i32", "*fp32", 128)),
     "debug_print": (K.debug_print, ("*fp32", 64)),
-    "element_calls": (element_calls, ("*u64", "*u64", "*fp16", "*u64", 128)),
+    "element_calls": (element_calls, ("*u64", "*u64", "*fp16", "*u64", 512)),
 }
 
 
@@ -196,7 +202,7 @@ def test_every_call_of_the_simt_core_goes_through_the_target() -> None:
     calls = ("program_id_0", "num_programs_0", "barrier", "shuffle_xor_float", "printf_",
              "assert_fail", "masked_load", "masked_store", "atomic_add", "atomic_cas",
              "math_exp", "divide", "shift_shr_i64", "shift_shl_i64", "opaque_i16",
-             "math_fmod")  # fmt: skip
+             "math_fmod", "narrow_lo", "narrow_hi")  # fmt: skip
     for name in calls:
         assert f'@"other_{name}' in text, name
 

@@ -110,6 +110,19 @@ def mov(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return asm(b, x.type, f"mov.{suffix} $0, $1;", f"={con},{con}", [x], side_effect=False)
 
 
+def cvt_rn_pair(
+    b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, kind: str, elem: ir.Type
+) -> tuple[ir.Value, ir.Value]:
+    """Two fp32 values rounded to nearest-even to ``kind`` (``f16x2``, ``bf16x2``) by one
+    ``cvt.rn`` (sm_80+): the same bits as two scalar conversions."""
+    text = f"cvt.rn.{kind}.f32 $0, $1, $2;"
+    word = asm(b, I32, text, "=r,f,f", [hi, lo], side_effect=False)
+    both = b.bitcast(word, ir.VectorType(elem, 2))
+    return b.extract_element(both, ir.Constant(I32, 0)), b.extract_element(
+        both, ir.Constant(I32, 1)
+    )
+
+
 def fence_proxy_async(b: ir.IRBuilder) -> None:
     """Order this thread's shared-memory writes (st.shared, cp.async) before reads by the async
     proxy (wgmma, bulk copies) that a following barrier publishes them to."""

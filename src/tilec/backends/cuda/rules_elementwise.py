@@ -14,11 +14,10 @@ from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import PointerType, ScalarType, TileType, element_of, float32
 from ..llvm import intrinsics as llvm_intr
-from . import intrinsics as intr
 from . import range_compare, scalar_ops
 from .layout import expand
 from .lowering import Lowering, Rule, Tile
-from .types import I32, llvm_type, memory_type
+from .types import I32, memory_type
 
 
 def elementwise(L: Lowering, op: Op, fn: Callable[[list[ir.Value]], ir.Value]) -> None:
@@ -98,32 +97,23 @@ def _cast(L: Lowering, op: Op) -> None:
     elementwise(L, op, lambda a: scalar_ops.cast(L.b, a[0], src, dst, op.rounding))
 
 
-# fp32 -> fp16/bf16 two registers at a time (sm_80+), as Triton converts: the same rounding as
-# two cvt.rn.{f16,bf16}.f32, in half the instructions; and ptxas serializes a K loop's wgmma
-# groups when scalar cvt.rn.f16.f32 read the accumulator after the loop (C7514), not these
-_PAIRED = {"fp16": "f16x2", "bf16": "bf16x2"}
-
-
 def _narrow_in_pairs(L: Lowering, op: O.CastOp) -> bool:
+    """fp32 -> fp16/bf16 two registers at a time where the target converts pairs (cvt.rn's
+    f16x2/bf16x2 forms on NVPTX, sm_80+), as Triton converts."""
     src, dst = element_of(op.operands[0].type), element_of(op.result.type)
     result = op.result
-    if src != float32 or not isinstance(dst, ScalarType) or dst.name not in _PAIRED:
+    if src != float32 or not isinstance(dst, ScalarType) or not L.target.narrows_in_pairs(dst):
         return False
-    if op.rounding != "rtne" or L.arch < 80 or not isinstance(result.type, TileType):
+    if op.rounding != "rtne" or not isinstance(result.type, TileType):
         return False
     layout = L.want(result)
     x = L.value(op.operands[0], layout)
     keys = L.keys(layout, result.type.shape)
     if not isinstance(x, Tile) or len(keys) < 2:
         return False
-    b, pair = L.b, ir.VectorType(llvm_type(dst), 2)
-    text = f"cvt.rn.{_PAIRED[dst.name]}.f32 $0, $1, $2;"
-    regs = {}
+    b, regs = L.b, {}
     for lo, hi in zip(keys[0::2], keys[1::2]):  # any two registers: each keeps its own value
-        word = intr.asm(b, I32, text, "=r,f,f", [x.regs[hi], x.regs[lo]], side_effect=False)
-        both = b.bitcast(word, pair)
-        regs[lo] = b.extract_element(both, ir.Constant(I32, 0))
-        regs[hi] = b.extract_element(both, ir.Constant(I32, 1))
+        regs[lo], regs[hi] = L.target.narrow_pair(b, x.regs[lo], x.regs[hi], dst)
     if len(keys) % 2:
         regs[keys[-1]] = scalar_ops.cast(b, x.regs[keys[-1]], src, dst, op.rounding)
     L.set(result, Tile(layout, result.type.shape, regs))

@@ -23,7 +23,7 @@ from ..llvm import scalar as S
 from . import fdiv, math_functions, ptx_atomic, ptx_memory
 from . import intrinsics as intr
 from .layout import WARP_SIZE
-from .types import GENERIC_PTR, GLOBAL_PTR, I8, I32, I64, SHARED_PTR, VOID
+from .types import GENERIC_PTR, GLOBAL_PTR, I8, I32, I64, SHARED_PTR, VOID, llvm_type
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,17 @@ class TargetInfo(Protocol):
         llvm/scalar.shift's semantics: amounts >= the width give 0, or the sign fill."""
         ...
 
+    def narrows_in_pairs(self, dst: ScalarType) -> bool:
+        """Whether :meth:`narrow_pair` rounds two fp32 values to ``dst`` in one instruction."""
+        ...
+
+    def narrow_pair(
+        self, b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, dst: ScalarType
+    ) -> tuple[ir.Value, ir.Value]:
+        """``lo`` and ``hi`` (fp32) rounded to nearest-even to ``dst`` together: the same
+        values as two casts."""
+        ...
+
     def opaque(self, b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         """The integer ``x`` unchanged, through a copy LLVM's optimizer cannot look through."""
         ...
@@ -194,6 +205,9 @@ class TargetInfo(Protocol):
     ) -> None:
         """Report a failed assertion and trap the kernel."""
         ...
+
+
+_PAIRED = {"fp16": "f16x2", "bf16": "bf16x2"}  # cvt.rn's two-value forms (sm_80+)
 
 
 @dataclass(frozen=True)
@@ -320,6 +334,16 @@ class NvptxTarget:
 
     def opaque(self, b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         return intr.mov(b, x)
+
+    def narrows_in_pairs(self, dst: ScalarType) -> bool:
+        # as Triton converts: half the instructions of scalar cvt.rn, and ptxas serializes a K
+        # loop's wgmma groups when scalar cvt.rn.f16.f32 read the accumulator after it (C7514)
+        return self.arch >= 80 and dst.name in _PAIRED
+
+    def narrow_pair(
+        self, b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, dst: ScalarType
+    ) -> tuple[ir.Value, ir.Value]:
+        return intr.cvt_rn_pair(b, lo, hi, _PAIRED[dst.name], llvm_type(dst))
 
     def printf(
         self, b: ir.IRBuilder, entry: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]
