@@ -8,7 +8,8 @@ value, a store or atomic that could change what a pending load reads, or a regio
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import TypeAlias
 
 from llvmlite import ir
@@ -181,6 +182,21 @@ class Lowering:
         if isinstance(tile, BufferTile):
             return tile
         return self._materialize(tile, inner_axis(tile.shape, [tile]))
+
+    @contextlib.contextmanager
+    def trial(self, loop: Op) -> Iterator[None]:
+        """A trial lowering of ``loop``'s body (its induction variable bound to 0) into a
+        scratch function that is thrown away: the builder and the environment are restored
+        afterwards, and nothing is allocated meanwhile (``probing``)."""
+        scratch = ir.Function(ir.Module("tilec.probe"), ir.FunctionType(T.void, []), "probe")
+        saved_b, saved_env = self.b, dict(self.env)
+        self.b = ir.IRBuilder(scratch.append_basic_block("probe"))
+        self.probing = True
+        try:
+            self.env[loop.induction_var] = ir.Constant(self.scalar(loop.operands[0]).type, 0)
+            yield
+        finally:
+            self.b, self.env, self.probing = saved_b, saved_env, False
 
     def _materialize(self, tile: Tile, inner: int | None) -> BufferTile:
         if self.probing:

@@ -61,34 +61,28 @@ def carried_inner_axes(
         return {}
     if any(not isinstance(o, _PURE) or getattr(o, "volatile", False) for o in body.ops[:-1]):
         return {}
-    scratch = ir.Function(ir.Module("tilec.probe"), ir.FunctionType(T.void, []), "probe")
-    saved_b, saved_env = lw.b, dict(lw.env)
-    lw.b = ir.IRBuilder(scratch.append_basic_block("probe"))
-    lw.probing = True
-    try:
-        lw.env[op.induction_var] = ir.Constant(lw.scalar(op.operands[0]).type, 0)
-        for i, arg in enumerate(body.args[1:]):
-            t = arg.type
-            if i in given:
-                lw.env[arg] = given[i]
-            elif isinstance(t, TileType):
-                lw.env[arg] = BufferTile(t.shape, t.element, _NULL)
-            else:
-                lw.env[arg] = ir.Constant(storage(t), None)  # type: ignore[arg-type]
-        for inner in body.ops[:-1]:
-            lw.lower_op(inner)
-        found = {}
+    found: dict[int, int] = {}
+    with lw.trial(op):
+        try:
+            for i, arg in enumerate(body.args[1:]):
+                t = arg.type
+                if i in given:
+                    lw.env[arg] = given[i]
+                elif isinstance(t, TileType):
+                    lw.env[arg] = BufferTile(t.shape, t.element, _NULL)
+                else:
+                    lw.env[arg] = ir.Constant(storage(t), None)  # type: ignore[arg-type]
+            for inner in body.ops[:-1]:
+                lw.lower_op(inner)
+        except TilecError:
+            return {}
         for i in tiles:
             y = lw.env.get(term.operands[i])
             if isinstance(y, Tile) and not isinstance(y, BufferTile):
                 axis = inner_axis(y.shape, [y])
                 if axis != len(y.shape) - 1:
                     found[i] = axis
-        return found
-    except TilecError:
-        return {}
-    finally:
-        lw.b, lw.env, lw.probing = saved_b, saved_env, False
+    return found
 
 
 def in_place(tile: Tile, slot: BufferTile, others: list[Tile], slots: set[int]) -> bool:

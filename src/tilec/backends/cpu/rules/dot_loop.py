@@ -129,27 +129,21 @@ def _probe_operands(
     """The dot's operands as the body lowers them, from a trial lowering of the body into a
     scratch function (thrown away): their stride and mask facts decide the plan."""
     body = op.body
-    scratch = ir.Function(ir.Module("tilec.probe"), ir.FunctionType(T.void, []), "probe")
-    saved_b, saved_env = lw.b, dict(lw.env)
-    lw.b = ir.IRBuilder(scratch.append_basic_block("probe"))
-    lw.probing = True
-    try:
-        lw.env[op.induction_var] = ir.Constant(lw.scalar(op.operands[0]).type, 0)
-        for i, arg in enumerate(body.args[1:]):
-            init = lw.get(op.init_args[i])
-            if isinstance(init, Tile) and stepped(i):
-                # as SteppedCarry.value(): the initial tile plus a uniform offset
-                src = BufferTile(init.shape, init.elem, _NULL) if init.has_load else init
-                init = MapTile(init.shape, init.elem, [src], _keep, stride_rule=lambda s: s[0])
-            lw.env[arg] = init
-        for inner in body.ops:
-            if inner not in (plan.dot, plan.add, body.terminator):
-                lw.lower_op(inner)
+    with lw.trial(op):
+        try:
+            for i, arg in enumerate(body.args[1:]):
+                init = lw.get(op.init_args[i])
+                if isinstance(init, Tile) and stepped(i):
+                    # as SteppedCarry.value(): the initial tile plus a uniform offset
+                    src = BufferTile(init.shape, init.elem, _NULL) if init.has_load else init
+                    init = MapTile(init.shape, init.elem, [src], _keep, stride_rule=lambda s: s[0])
+                lw.env[arg] = init
+            for inner in body.ops:
+                if inner not in (plan.dot, plan.add, body.terminator):
+                    lw.lower_op(inner)
+        except TilecError:
+            return None, None
         return lw.env.get(plan.dot.operands[0]), lw.env.get(plan.dot.operands[1])
-    except TilecError:
-        return None, None
-    finally:
-        lw.b, lw.env, lw.probing = saved_b, saved_env, False
 
 
 def _keep(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
