@@ -1,15 +1,19 @@
-"""llvm/scalar.py's integer resize and cast-to-bool, the pieces of a cast both backends share,
-run on the host through llvmlite's JIT against Python's two's-complement arithmetic."""
+"""llvm/scalar.py's integer resize, cast to bool and single-rounding narrowing: the pieces of a
+cast both backends share, run on the host through llvmlite's JIT."""
 
 from __future__ import annotations
 
 import ctypes
+import math
+import re
 
 import llvmlite.binding as llvm
+import numpy as np
 import pytest
 from llvmlite import ir
 
 from tilec.backends.llvm import scalar as S
+from tilec.backends.llvm import types as T
 from tilec.backends.llvm.types import f32, i8, i32, i64
 
 
@@ -52,3 +56,27 @@ def test_is_nonzero() -> None:
     g = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int8)(addr2)
     assert [g(v) for v in (0, 1, -128)] == [0, 1, 1]
     del engine, engine2
+
+
+@pytest.mark.parametrize("rounding", ["rtne", "rtz"])
+def test_narrow_f64_to_f32(rounding: str) -> None:
+    engine, addr = _jit(lambda b, x: S.narrow(b, x, T.f32, rounding), T.f64, T.f32)
+    f = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_double)(addr)
+    tiny = 2.0**-30  # below fp32's half ulp of 1.0
+    assert f(1.0 + tiny) == 1.0 and f(-(1.0 + tiny)) == -1.0
+    up = 1.0 + 2.0**-23 - tiny  # nearest is 1 + ulp; toward zero 1.0
+    assert f(up) == (1.0 if rounding == "rtz" else 1.0 + 2.0**-23)
+    big = 3.5e38  # past fp32's largest finite: nearest-even overflows, toward zero saturates
+    assert f(big) == (float(np.float32(3.4028235e38)) if rounding == "rtz" else math.inf)
+    del engine
+
+
+def test_narrow_f64_to_16_bits_rounds_once() -> None:
+    module = ir.Module(name="m")
+    fn = ir.Function(module, ir.FunctionType(T.f16, [T.f64]), "f")
+    b = ir.IRBuilder(fn.append_basic_block())
+    b.ret(S.narrow(b, fn.args[0], T.f16))
+    text = str(module)
+    assert re.search(r"fptrunc double [^\n]* to float", text)  # rounded to odd in fp32 first
+    assert re.search(r"fptrunc float [^\n]* to half", text)
+    assert not re.search(r"fptrunc double [^\n]* to half", text)

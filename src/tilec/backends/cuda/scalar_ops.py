@@ -90,25 +90,14 @@ def cast(
     if src.is_int() and dst.is_int():
         return S.int_resize(b, x, src.kind is Kind.SINT, dty)
     if src.is_int():
-        return _narrow(b, S.int_to_float(b, x, src.kind is Kind.SINT, dst), dst, rounding)
+        return S.narrow(b, S.int_to_float(b, x, src.kind is Kind.SINT, dst), dty, rounding)
     if dst.is_int():
         return S.float_to_int(b, x, dst)
     if dst.bits > src.bits:
         return b.fpext(x, dty)
     if src.bits == 16:  # fp16 <-> bf16: exact in fp32, then one rounding
         x = b.fpext(x, F32)
-    return _narrow(b, x, dst, rounding)
-
-
-def _narrow(b: ir.IRBuilder, x: ir.Value, dst: ScalarType, rounding: str) -> ir.Value:
-    """An fp32/fp64 value rounded once to ``dst`` (see llvm/scalar.py): fp64 → fp16/bf16 goes
-    through fp32 rounded to odd, since NVPTX may lower a direct fptrunc in two roundings."""
-    dty = llvm_type(dst)
-    if x.type == dty:
-        return x
-    if str(x.type) == "double" and dst.bits == 16:
-        x = S.narrow_rtz(b, x, F32) if rounding == "rtz" else S.f64_to_f32_odd(b, x)
-    return S.narrow_rtz(b, x, dty) if rounding == "rtz" else b.fptrunc(x, dty)
+    return S.narrow(b, x, dty, rounding)
 
 
 def _pointer_cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> ir.Value:

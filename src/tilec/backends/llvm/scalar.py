@@ -223,6 +223,17 @@ def int_to_float(b: ir.IRBuilder, x: ir.Value, signed: bool, dst: ScalarType) ->
 # -- narrowing float conversions, exact to the bit -------------------------------------------
 
 
+def narrow(b: ir.IRBuilder, x: ir.Value, to: ir.Type, rounding: str = "rtne") -> ir.Value:
+    """``x`` (fp32 or fp64) rounded once to the narrower native float type ``to``, to
+    nearest-even or toward zero (``rounding`` "rtz"). fp64 → fp16/bf16 goes through fp32
+    rounded to odd: a direct fptrunc may be lowered as two roundings (NVPTX does)."""
+    if x.type == to:
+        return x
+    if x.type == T.f64 and T.bit_width(to) == 16:
+        x = narrow_rtz(b, x, T.f32) if rounding == "rtz" else f64_to_f32_odd(b, x)
+    return narrow_rtz(b, x, to) if rounding == "rtz" else b.fptrunc(x, to)
+
+
 def narrow_rtz(b: ir.IRBuilder, x: ir.Value, to: ir.Type) -> ir.Value:
     """``x`` rounded toward zero to the narrower native type ``to``: nearest-even, then one ulp
     back toward zero where that rounded away from zero (an overflow to inf becomes the maximum)."""
