@@ -7,9 +7,12 @@ can abort LLVM inside the Python process. Target-independent intrinsics (``llvm.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from ..llvm import intrinsics as shared
+from ..llvm import types as shared_types
 from .types import F32, I32, VOID
 
 # rules_dot.py still calls it by this name (issue 13: it should call llvm/intrinsics.call)
@@ -41,14 +44,17 @@ def shuffle_xor(b: ir.IRBuilder, v: ir.Value, lane_mask: int) -> ir.Value:
     return _through_i32(b, v, shfl32)
 
 
-def _through_i32(b: ir.IRBuilder, v: ir.Value, op: object) -> ir.Value:
+def _through_i32(b: ir.IRBuilder, v: ir.Value, op: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """``op`` of a 32-bit value applied to ``v`` word by word (narrower values widened)."""
     ty = v.type
-    bits = _bits(ty)
+    if isinstance(ty, ir.PointerType):
+        raise TypeError("cannot shuffle pointers")
+    bits = shared_types.bit_width(ty)
     as_int = v if isinstance(ty, ir.IntType) else b.bitcast(v, ir.IntType(bits))
     if bits == 64:
         vec = b.bitcast(as_int, ir.VectorType(I32, 2))
-        lo = op(b.extract_element(vec, ir.Constant(I32, 0)))  # type: ignore[operator]
-        hi = op(b.extract_element(vec, ir.Constant(I32, 1)))  # type: ignore[operator]
+        lo = op(b.extract_element(vec, ir.Constant(I32, 0)))
+        hi = op(b.extract_element(vec, ir.Constant(I32, 1)))
         vec = b.insert_element(
             b.insert_element(ir.Constant(ir.VectorType(I32, 2), None), lo, ir.Constant(I32, 0)),
             hi,
@@ -56,18 +62,10 @@ def _through_i32(b: ir.IRBuilder, v: ir.Value, op: object) -> ir.Value:
         )
         out = b.bitcast(vec, ir.IntType(64))
     elif bits == 32:
-        out = op(as_int)  # type: ignore[operator]
+        out = op(as_int)
     else:
-        out = b.trunc(op(b.zext(as_int, I32)), ir.IntType(bits))  # type: ignore[operator]
+        out = b.trunc(op(b.zext(as_int, I32)), ir.IntType(bits))
     return out if isinstance(ty, ir.IntType) else b.bitcast(out, ty)
-
-
-def _bits(ty: ir.Type) -> int:
-    if isinstance(ty, ir.IntType):
-        return ty.width
-    if isinstance(ty, ir.PointerType):
-        raise TypeError("cannot shuffle pointers")
-    return {"half": 16, "bfloat": 16, "float": 32, "double": 64}[str(ty)]
 
 
 def ex2_approx(b: ir.IRBuilder, x: ir.Value, ftz: bool = False) -> ir.Value:
