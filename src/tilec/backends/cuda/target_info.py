@@ -1,11 +1,13 @@
 """What the SIMT lowering asks of the GPU it targets, behind one object (Lowering.target).
 
-The rules get thread and program ids, the block barrier, warp shuffles, predicated global loads,
-stores and atomics, math functions and grouped fp32 division, printf and assert, the fence
-between shared-memory stores and the async proxy, and where shared memory and constant strings
-live from a TargetInfo, never by naming an intrinsic or writing PTX. NvptxTarget spells them for
-NVPTX (intrinsics.py, ptx_memory.py, ptx_atomic.py, math_functions.py, fdiv.py); a second GPU
-vendor is another implementation of the Protocol. What is NVIDIA's own by nature stays in its
+The rules get thread and program ids, the warp size, the block barrier, warp shuffles,
+predicated global loads, stores and atomics, math functions (fmod included) and grouped fp32
+division, variable 64-bit shifts, paired fp32 -> fp16/bf16 conversion, a copy LLVM cannot fold
+through, printf and assert, the fence between shared-memory stores and the async proxy, the
+address spaces of global, shared and generic pointers, and where shared memory and constant
+strings live from a TargetInfo, never by naming an intrinsic or writing PTX. NvptxTarget spells
+them for NVPTX (intrinsics.py, ptx_memory.py, ptx_atomic.py, math_functions.py, fdiv.py); a
+second GPU vendor is another implementation of the Protocol. What is NVIDIA's own by nature stays in its
 modules: tensor cores (mma, wgmma) and cp.async.
 """
 
