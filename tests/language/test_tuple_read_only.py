@@ -4,6 +4,8 @@ change an immutable object); read-only arrays the kernel only reads stay allowed
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -64,3 +66,30 @@ def test_read_only_outputs_are_refused(warm):
     with pytest.raises(UsageError, match=r"'nested\[1\]\[0\]' is a read-only array"):
         copy_pairs[(1,)]((src, dst), (src2, (frozen2,)), BLOCK=8)
     assert np.isnan(frozen2).all()
+
+
+@jit
+def fill_descriptors(d, pair):
+    d.store([0, 0], tl.full((4, 4), 1.0, tl.float32))
+    pair[0].store([0, 0], tl.full((4, 4), 2.0, tl.float32))
+
+
+@pytest.mark.parametrize("which", ["d.base", "pair[0].base"])
+def test_read_only_descriptor_bases_are_refused(which):
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    def desc(a):
+        return TensorDescriptor.from_tensor(a, [4, 4])
+
+    a, b = np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32)
+    fill_descriptors[(1,)](desc(a), (desc(b),))  # compiled, then warm
+    assert (a == 1.0).all() and (b == 2.0).all()
+    frozen = _read_only(np.zeros((4, 4), np.float32))
+    args = [desc(a), (desc(b),)]
+    if which == "d.base":
+        args[0] = desc(frozen)
+    else:
+        args[1] = (desc(frozen),)
+    with pytest.raises(UsageError, match=rf"'{re.escape(which)}' is a read-only array"):
+        fill_descriptors[(1,)](*args)
+    assert (frozen == 0).all()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import re
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -80,25 +81,38 @@ def is_read_only(value: Any) -> bool:
     return isinstance(data, tuple) and len(data) == 2 and data[1] is True
 
 
-def split_leaf(name: str) -> tuple[str, tuple[int, ...]]:
-    """A written parameter's name as its parameter and the indices into it: ``"x"`` is
-    ``("x", ())``, a tuple argument's leaf ``"x[1][0]"`` is ``("x", (1, 0))``."""
-    top, _, rest = name.partition("[")
-    return top, tuple(int(i) for i in rest.rstrip("]").split("][")) if rest else ()
+_STEP = re.compile(r"\[(\d+)\]|\.(\w+)")
 
 
-def read_only_leaf(value: Any, paths: Sequence[tuple[int, ...]], name: str) -> None:
-    """Refuse a read-only array at one of ``paths`` inside the tuple argument ``value``
-    (paths a specialization with another structure wrote are skipped)."""
+def split_leaf(name: str) -> tuple[str, tuple[int | str, ...]]:
+    """A written parameter's name as its parameter and the steps into it: ``"x"`` is
+    ``("x", ())``, a tuple argument's leaf ``"x[1][0]"`` is ``("x", (1, 0))``, a descriptor's
+    base array ``"x[0].base"`` is ``("x", (0, "base"))``."""
+    top = re.match(r"\w*", name)
+    head = top.group(0) if top else ""
+    steps = tuple(
+        int(m.group(1)) if m.group(1) is not None else m.group(2)
+        for m in _STEP.finditer(name, len(head))
+    )
+    return head, steps
+
+
+def _render(name: str, path: Sequence[int | str]) -> str:
+    return name + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
+
+
+def read_only_leaf(value: Any, paths: Sequence[tuple[int | str, ...]], name: str) -> None:
+    """Refuse a read-only array at one of ``paths`` inside the argument ``value`` (paths a
+    specialization with another structure wrote are skipped)."""
     for path in paths:
         leaf = value
         try:
-            for i in path:
-                leaf = leaf[i]
-        except (IndexError, KeyError, TypeError):
+            for step in path:
+                leaf = getattr(leaf, step) if isinstance(step, str) else leaf[step]
+        except (IndexError, KeyError, TypeError, AttributeError):
             continue
         if is_read_only(leaf):
-            raise read_only_error(name + "".join(f"[{i}]" for i in path))
+            raise read_only_error(_render(name, path))
 
 
 def evaluate_grid(grid: Any, meta: Mapping[str, Any]) -> tuple[int, int, int]:
@@ -118,7 +132,7 @@ def _signature_source(params: Sequence[Parameter]) -> str:
 
 # Generated names all start with ``_tilec`` and parameter names may not, so they never clash.
 def _describe_lines(
-    i: int, p: Parameter, written: bool = False, leaves: Sequence[tuple[int, ...]] = ()
+    i: int, p: Parameter, written: bool = False, leaves: Sequence[tuple[int | str, ...]] = ()
 ) -> list[str]:
     a, k, v = p.name, f"_tilec_k{i}", f"_tilec_v{i}"
     # only for arrays the kernel writes through: a read-only one would crash the process
@@ -171,7 +185,7 @@ def generate_source(
     keys = "(" + "".join(f"_tilec_k{i}, " for i in range(n)) + ")"
     values = "(" + "".join(f"_tilec_v{i}, " for i in range(n)) + ")"
     names = "".join(f"{p.name!r}: {p.name}, " for p in params)
-    leaves: dict[str, list[tuple[int, ...]]] = {}
+    leaves: dict[str, list[tuple[int | str, ...]]] = {}
     for n in written:
         top, path = split_leaf(n)
         if path:
@@ -179,7 +193,9 @@ def generate_source(
     body = [
         line
         for i, p in enumerate(params)
-        for line in _describe_lines(i, p, p.name in written, sorted(leaves.get(p.name, ())))
+        for line in _describe_lines(
+            i, p, p.name in written, sorted(leaves.get(p.name, ()), key=str)
+        )
     ]
     body = body or ["pass"]  # a kernel without parameters describes nothing
     lines = [

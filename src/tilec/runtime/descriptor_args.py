@@ -32,6 +32,12 @@ def flatten(d: Any) -> tuple[int, ...]:
     return (address, *(int(s) for s in d.shape), *(int(s) for s in list(d.strides)[:-1]))
 
 
+def original_name(name: str) -> str:
+    """A wrapper parameter's name as the kernel names it: ``d__base`` is ``d.base`` (what the
+    launch checks for a read-only array when the kernel writes through it)."""
+    return name[: -len("__base")] + ".base" if name.endswith("__base") else name
+
+
 def original(fingerprint: str) -> Any:
     """The kernel a generated wrapper calls (registered before the wrapper is compiled)."""
     return _KERNELS[fingerprint]

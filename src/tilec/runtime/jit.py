@@ -303,6 +303,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
     def _note_writes(self, writes: Sequence[str], arguments: dict[str, Any]) -> None:
         """Remember the parameters a kernel writes (the next launch function checks them) and
         refuse a read-only array among this launch's arguments."""
+        writes = [descriptor_args.original_name(n) for n in writes]
         written = self._written | {n for n in writes if split_leaf(n)[0] in self.arg_names}
         if written != self._written:
             self._written = frozenset(written)
