@@ -263,6 +263,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("tilec.compat.triton.compiler.compiler", "tilec.runtime.compiler_fingerprint"): _COMPAT,
     ("tilec.compat.triton.compiler.compiler", "tilec.backends.registry"): _COMPAT,
     ("tilec.compat.triton.compiler.compiler", "tilec.compat.triton.runtime.driver"): _COMPAT,
+    ("tilec.compat.triton.compiler.compiler", "tilec.runtime.binder"): _COMPAT,
     ("tilec.compat.triton.compiler.compiler", "tilec.runtime.launch_options"): _COMPAT,
     ("tilec.compat.triton.compiler.compiler", "tilec.compat.pickling"): _COMPAT,
     ("tilec.compat.triton.compiler.compiler", "tilec.runtime.kernel"): _COMPAT,
