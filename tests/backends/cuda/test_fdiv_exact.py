@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from tilec.backends.cuda import fdiv
 from tilec.backends.cuda import intrinsics as intr
+from tilec.backends.llvm import intrinsics as llvm_intr
 
 F32, I32 = ir.FloatType(), ir.IntType(32)
 N = fdiv.GROUP
@@ -44,11 +45,11 @@ def _reciprocal_off_by_an_ulp(
 
 
 def _fabs(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    return intr.llvm_intrinsic(b, "fabs", [x])
+    return llvm_intr.call(b, "fabs", [x])
 
 
 def _copysign(b: ir.IRBuilder, magnitude: float, sign: ir.Value) -> ir.Value:
-    return intr.llvm_intrinsic(b, "copysign", [ir.Constant(F32, magnitude), sign])
+    return llvm_intr.call(b, "copysign", [ir.Constant(F32, magnitude), sign])
 
 
 @pytest.fixture(scope="module")

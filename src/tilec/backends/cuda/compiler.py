@@ -19,7 +19,6 @@ from ..artifacts import CompiledKernel, KernelMetadata, Stage
 from ..llvm.prune import dismantle, prune
 from ..target import CompileOptions, Target
 from . import assemble, codegen, ptx_version
-from .layout import WARP_SIZE
 from .lowering import Lowering, Rule
 from .rules_atomic import RULES as ATOMIC
 from .rules_control import RULES as CONTROL
@@ -71,7 +70,7 @@ def lower(
         prune(fn)  # dead registers (llvm/prune.py): less to print and to parse
     text = str(module)
     dismantle(module)  # freed now, not by a later full collection
-    threads = options.num_warps * WARP_SIZE
+    threads = options.num_warps * lowering.target.warp_size
     attrs = f' "nvvm.maxntid"="{threads}"'
     if options.maxnreg:
         attrs += f' "nvvm.maxnreg"="{options.maxnreg}"'

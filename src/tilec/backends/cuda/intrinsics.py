@@ -15,9 +15,6 @@ from ..llvm import intrinsics as shared
 from ..llvm import types as shared_types
 from .types import F32, I32, VOID
 
-# rules_dot.py still calls it by this name (issue 13: it should call llvm/intrinsics.call)
-llvm_intrinsic = shared.call
-
 
 def declare(b: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
     """The function ``name`` in ``b``'s module, declared on first use."""

@@ -16,7 +16,7 @@ from ...ir import ops as O
 from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, TileType, element_of
 from .axis_info import AxisAnalysis
-from .layout import Layout, Slice, default_layout, elements_per_thread
+from .layout import WARP_SIZE, Layout, Slice, default_layout, elements_per_thread
 from .types import byte_size
 
 _ELEMENTWISE = (
@@ -42,8 +42,10 @@ class LayoutPlan:
         num_warps: int,
         axis: AxisAnalysis | None = None,
         pins: dict[Value, Layout] | None = None,
+        warp_size: int = WARP_SIZE,
     ) -> None:
         self.num_warps = num_warps
+        self.warp_size = warp_size  # the target's (TargetInfo.warp_size)
         self.axis = axis
         # layouts fixed in advance (tensor-core dot results, mma_pins.py): no wish overrides them
         self.want: dict[Value, Layout] = dict(pins or {})
@@ -54,7 +56,7 @@ class LayoutPlan:
         assert isinstance(v.type, TileType)
         shape = v.type.shape
         vec = max(1, 16 // data_bytes(v))
-        return default_layout(shape, self.num_warps, vec, self._memory_order(v))
+        return default_layout(shape, self.num_warps, vec, self._memory_order(v), self.warp_size)
 
     def _memory_order(self, v: Value) -> tuple[int, ...] | None:
         """Dimensions from most to least contiguous in memory, for a pointer tile or a loaded

@@ -32,15 +32,15 @@ from .pipeline import LoopPipeline, plan
 from .target_info import NvptxTarget, TargetInfo
 from .thread_index import Index, Terms, ThreadPart
 from .tile import Key, Lowered, Tile
-from .types import GLOBAL_PTR, I8, I32, llvm_type, memory_type
+from .types import I8, I32, llvm_type, memory_type
 
 # dynamic shared memory a block may use on sm_80 (163 KiB; sm_90 allows 227 KiB)
 MAX_SHARED = 160 * 1024
 
 
-def param_type(spec: ArgSpec) -> ir.Type:
+def param_type(spec: ArgSpec, target: TargetInfo) -> ir.Type:
     if isinstance(spec.type, PointerType):
-        return GLOBAL_PTR
+        return target.global_ptr
     assert isinstance(spec.type, ScalarType)
     return I8 if spec.type.bits == 1 else llvm_type(spec.type)
 
@@ -77,7 +77,8 @@ class Lowering:
         self.axis = AxisAnalysis(func)
         # the tensor-core plan of each dot (dot_plans.py), read by the pins, pipeliner and rule
         self.dot_plans = DotPlans(func, num_warps, arch, wgmma)
-        self.plan = LayoutPlan(func, num_warps, self.axis, mma_pins(func, self.dot_plans))
+        pins = mma_pins(func, self.dot_plans)
+        self.plan = LayoutPlan(func, num_warps, self.axis, pins, self.target.warp_size)
         register_budget.check(func, self.plan)
         self.env: dict[Value, Lowered] = {}
         self.asserts: list[AssertInfo] = []
@@ -104,7 +105,7 @@ class Lowering:
         # operations on thread-only values emitted in the prologue (mma_expr.Expr's memo)
         self.prologue_memo: dict[object, ir.Value] = {}
         self._strings = 0
-        fnty = ir.FunctionType(ir.VoidType(), [param_type(s) for s in func.specs])
+        fnty = ir.FunctionType(ir.VoidType(), [param_type(s, self.target) for s in func.specs])
         self.fn = ir.Function(module, fnty, func.sym_name)
         self.fn.calling_convention = self.target.kernel_convention
         self.prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
@@ -283,7 +284,7 @@ class Lowering:
     def owner_mask(self, layout: Layout, shape: tuple[int, ...]) -> ir.Value | None:
         """True in the one thread that owns each of its elements (layouts may replicate data
         across threads; atomics and stores must happen once). None when nothing is replicated."""
-        own = ownership(layout, shape, self.num_warps)
+        own = ownership(layout, shape, self.num_warps, self.target.warp_size)
         if own.everyone:
             return None
         p = self.prologue

@@ -62,7 +62,6 @@ from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import PointerType, ScalarType, TileType, element_of
 from . import cp_async
-from .layout import WARP_SIZE
 from .lowering_state import LoweringState
 from .mma import ATOM_ALIGN, Staged
 from .pipeline_operands import budget, operand_layout
@@ -248,7 +247,7 @@ def _carried_sources(loop: O.ForOp, i: int) -> list[Value]:
 
 
 def threads(L: LoweringState) -> int:
-    return L.num_warps * WARP_SIZE
+    return L.num_warps * L.target.warp_size
 
 
 def _roots(op: O.LoadOp) -> list[Value]:

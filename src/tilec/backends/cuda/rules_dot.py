@@ -16,7 +16,7 @@ from llvmlite import ir
 from ...ir import ops as O
 from ...ir.core import Op
 from ...ir.types import ScalarType, TileType, element_of
-from . import intrinsics as intr
+from ..llvm import intrinsics as llvm_intr
 from . import rules_dot_mma, scalar_ops
 from .lowering import Lowering, Rule, Tile
 from .types import I8, I32
@@ -87,7 +87,7 @@ def _k_loop(
     for key, s in phis.items():
         x, y = a_vals[key[:-1]], b_vals[key[:-2] + key[-1:]]
         if ops.out_elem.is_floating():
-            new[key] = intr.llvm_intrinsic(b, "fma", [x, y, s])
+            new[key] = llvm_intr.call(b, "fma", [x, y, s])
         else:
             new[key] = b.add(b.mul(x, y), s)
     k_next = b.add(k, ir.Constant(I32, 1))
