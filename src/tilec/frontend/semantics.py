@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import TileTypeError, UnsupportedFeature
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.ops import BitcastOp
+from ..ir.ops import BitcastOp, CompareKind
 from ..ir.types import (
     UNSUPPORTED_TYPES,
     Element,
@@ -146,7 +146,24 @@ def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> 
         other = dtype if isinstance(src, PointerType) else src
         if not (isinstance(other, ScalarType) and other.is_int()):
             raise TileTypeError(f"cannot cast {src} to {dtype}")
+        if other.bits != 64:
+            return _pointer_int(b, x, src, dtype, other)
     return Tensor(b.cast(x.value, with_element(x.type, dtype), rounding or "rtne"))
+
+
+def _pointer_int(b: Builder, x: Tensor, src: Element, dtype: Element, other: ScalarType) -> Tensor:
+    """Pointers convert to and from 64-bit integers only (as in Triton); a narrower integer
+    goes through int64 on the way: sign-extended if signed, as C converts it, before becoming
+    an address, and truncated after being one; a pointer cast to int1 is ``ptr != 0``, as
+    Triton's. Every backend then sees the same 64-bit conversion."""
+    wide = T.int64 if other.is_int_signed() or other.bits == 1 else T.uint64
+    if isinstance(dtype, PointerType):
+        return cast(b, cast(b, x, wide), dtype)
+    address = cast(b, x, T.int64)
+    if other.bits == 1:
+        zero = broadcast_to(b, constant(b, 0, T.int64), address.shape)
+        return Tensor(b.compare(CompareKind.NE, address.value, zero.value))
+    return cast(b, address, dtype)
 
 
 def _to_fp8(b: Builder, x: Tensor, dtype: ScalarType, rounding: str | None) -> Tensor:
