@@ -8,6 +8,7 @@ from llvmlite import ir
 
 from tilec.backends.llvm import printf as P
 from tilec.backends.llvm.types import bfloat, f16, f32, f64, i1, i8, i16, i64, ptr
+from tilec.ir import types as T
 
 
 def test_lines() -> None:
@@ -55,3 +56,24 @@ def test_signed_and_unsigned_extension() -> None:
     P.promote(b, fn.args[1], P.Promote.UNSIGNED, ptr)
     text = str(fn)
     assert "sext i8" in text and "zext i8" in text
+
+
+@pytest.mark.parametrize(
+    ("dtype", "hex_", "text", "how"),
+    [
+        (T.int8, True, "0x%02x", P.Promote.SIGNED),  # -1 prints 0xffffffff, as C promotes it
+        (T.uint16, True, "0x%04x", P.Promote.UNSIGNED),
+        (T.int64, True, "0x%016llx", P.Promote.SIGNED),
+        (T.float16, True, "0x%04x", P.Promote.BITS),
+        (T.float32, True, "0x%08x", P.Promote.BITS),
+        (T.float64, True, "0x%016llx", P.Promote.BITS),
+        (T.float32, False, "%f", P.Promote.DOUBLE),
+        (T.int32, False, "%i", P.Promote.SIGNED),
+        (T.uint64, False, "%llu", P.Promote.UNSIGNED),
+        (T.int1, False, "%u", P.Promote.UNSIGNED),
+        (T.PointerType(T.float32), True, "%p", P.Promote.POINTER),
+    ],
+)
+def test_conversions_are_tritons(dtype, hex_: bool, text: str, how: P.Promote) -> None:
+    # one table for every backend: CUDA printed hex as 0x%x of the value and floats as %a
+    assert P.conversion(dtype, hex_) == P.Conversion(text, how)

@@ -32,7 +32,7 @@ def test_print_lines():
     assert isinstance(llir, str)
     formats = set(re.findall(r'c"(pid[^"]*)\\0A\\00"', llir))
     assert formats == {
-        "pid (%u, %u, %u) idx (%3u) x: %d",
-        "pid (%u, %u, %u) idx (): (operand 0) %d",
-        "pid (%u, %u, %u) idx (%3u): (operand 1) %d",
+        "pid (%u, %u, %u) idx (%3u) x: %i",
+        "pid (%u, %u, %u) idx (): (operand 0) %i",
+        "pid (%u, %u, %u) idx (%3u): (operand 1) %i",
     }

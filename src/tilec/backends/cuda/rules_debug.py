@@ -14,25 +14,11 @@ from llvmlite import ir
 
 from ...ir import ops as O
 from ...ir.core import Op
-from ...ir.types import PointerType, ScalarType, TileType, element_of
+from ...ir.types import TileType, element_of
 from ..artifacts import AssertInfo
 from ..llvm import printf
 from .lowering import Lowering, Rule, Tile
 from .types import I1, I64
-
-
-def _format(elem: object, hex_: bool) -> printf.Conversion:
-    """The printf conversion of one value (hex: ``0x%x`` of integers, ``%a`` of floats)."""
-    if isinstance(elem, PointerType):
-        return printf.Conversion("%p", printf.Promote.POINTER)
-    assert isinstance(elem, ScalarType)
-    if elem.is_floating():
-        return printf.Conversion("%a" if hex_ else "%f", printf.Promote.DOUBLE)
-    signed = elem.is_int_signed() and not hex_
-    how = printf.Promote.SIGNED if signed else printf.Promote.UNSIGNED
-    if elem.bits == 64:
-        return printf.Conversion("0x%llx" if hex_ else "%lld" if signed else "%llu", how)
-    return printf.Conversion("0x%x" if hex_ else "%d" if signed else "%u", how)
 
 
 def _printf(L: Lowering, fmt: str, args: list[ir.Value]) -> None:
@@ -47,7 +33,7 @@ def _print(L: Lowering, op: Op) -> None:
     if not op.operands:
         _printf(L, printf.line(op.prefix, None), pid)
     for k, v in enumerate(op.operands):
-        conv = _format(element_of(v.type), op.hex)
+        conv = printf.conversion(element_of(v.type), op.hex)
         operand = k if len(op.operands) > 1 else -1
         got = L.env[v]
         if not isinstance(got, Tile):

@@ -2,10 +2,9 @@
 passed to printf (C's default argument promotion).
 
 A line reads ``pid (x, y, z) idx (i, j)<prefix><value>`` (each index padded to its dimension's
-width, ``idx ()`` for a scalar, ``(operand k) `` before the value when several print). Floats
-are passed as double, integers narrower than int extended by their signedness, a float printed
-in hex as its bits. The value's own conversion is still each backend's (issue 13: CUDA prints
-hex as ``0x%x`` and ``%a``, the CPU as Triton does, ``0x%08x`` of the bits).
+width, ``idx ()`` for a scalar, ``(operand k) `` before the value when several print). A value
+is printed as Triton prints it (``conversion``): floats passed as double, integers narrower than
+int extended by their signedness, in hex the bits zero-padded to the type's width.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from enum import Enum
 
 from llvmlite import ir
 
+from ...ir.types import Element, PointerType, ScalarType
 from . import types as T
 
 
@@ -35,6 +35,26 @@ class Conversion:
 
     text: str
     promote: Promote
+
+
+def conversion(elem: Element, hex_: bool) -> Conversion:
+    """Triton's printf conversion of a value of type ``elem``: ``%p`` for a pointer; in hex
+    ``0x%0<n>x`` (``llx`` above 32 bits) with n the type's hex digits, of an integer or of a
+    float's bits; else ``%f``, ``%i``/``%lli`` or ``%u``/``%llu``. Integers narrower than int
+    are extended by their signedness, in hex too (int8 -1 prints 0xffffffff, as in C)."""
+    if isinstance(elem, PointerType):
+        return Conversion("%p", Promote.POINTER)
+    assert isinstance(elem, ScalarType)
+    signed = elem.is_int_signed()
+    how = Promote.SIGNED if signed else Promote.UNSIGNED
+    if hex_:
+        text = f"0x%0{max(elem.bits // 4, 1)}" + ("llx" if elem.bits > 32 else "x")
+        return Conversion(text, Promote.BITS if elem.is_floating() else how)
+    if elem.is_floating():
+        return Conversion("%f", Promote.DOUBLE)
+    if elem.bits == 64:
+        return Conversion("%lli" if signed else "%llu", how)
+    return Conversion("%i" if signed else "%u", how)
 
 
 def promote(b: ir.IRBuilder, x: ir.Value, how: Promote, pointer: ir.PointerType) -> ir.Value:

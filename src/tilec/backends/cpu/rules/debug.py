@@ -18,6 +18,7 @@ from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, int
 from ...artifacts import AssertInfo
 from ...llvm import types as T
 from ...llvm.intrinsics import declare
+from ...llvm.printf import conversion
 from ..lower import Lowering
 from ..nest import counted_loop, each_index, emit_nest, range_form, row_limit
 from ..scalar import to_compute
@@ -33,20 +34,6 @@ def _c_string(lw: Lowering, text: str) -> ir.Value:
     g.linkage = "private"
     g.initializer = ir.Constant(ir.ArrayType(T.i8, len(data)), data)
     return g
-
-
-def _spec(elem: Element, hex_: bool) -> str:
-    if isinstance(elem, PointerType):
-        return "%p"
-    assert isinstance(elem, ScalarType)
-    if hex_:
-        return f"0x%0{max(elem.bits // 4, 1)}" + ("llx" if elem.bits > 32 else "x")
-    if elem.is_floating():
-        return "%f"
-    signed = elem.kind is Kind.SINT
-    if elem.bits == 64:
-        return "%lli" if signed else "%llu"
-    return "%i" if signed else "%u"
 
 
 def _vararg(b: ir.IRBuilder, x: ir.Value, elem: Element, hex_: bool) -> ir.Value:
@@ -85,7 +72,10 @@ def _print(lw: Lowering, op: O.PrintOp) -> None:
         widths = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
         idx_fmt = ", ".join(f"%{w}u" if w else "%u" for w in widths)
         operand = f"(operand {k}) " if len(op.operands) > 1 else ""
-        fmt = _c_string(lw, f"{head} idx ({idx_fmt}){op.prefix}{operand}{_spec(elem, op.hex)}\n")
+        fmt = _c_string(
+            lw,
+            f"{head} idx ({idx_fmt}){op.prefix}{operand}{conversion(elem, op.hex).text}\n",
+        )
         x = lw.get(v)
         if not isinstance(x, Tile):
             _printf(lw, b, fmt, [*pids, _vararg(b, x, elem, op.hex)])
