@@ -151,9 +151,8 @@ def cast(
         return _pointer_cast(b, x, src, dst)
     assert isinstance(src, ScalarType) and isinstance(dst, ScalarType)
     if dst.is_bool():
-        if src.is_floating():
-            return S.float_is_nonzero(b, to_compute(b, x, src))
-        return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+        floating = src.is_floating()
+        return S.is_nonzero(b, to_compute(b, x, src) if floating else x, floating)
     if src.is_floating() and dst.is_floating():
         cx = to_compute(b, x, src)
         want = T.compute_type(dst)
@@ -164,16 +163,9 @@ def cast(
         return S.float_to_int(b, to_compute(b, x, src), dst)
     if dst.is_floating():
         return from_compute(b, S.int_to_float(b, x, _is_signed(src), dst), dst, rounding)
-    return _int_resize(b, x, src, dst)
-
-
-def _int_resize(b: ir.IRBuilder, x: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Value:
     to = T.storage_type(dst)
-    if src.bits == dst.bits:
-        return x
-    if src.bits > dst.bits:
-        return b.trunc(x, to)
-    return b.sext(x, to) if _is_signed(src) else b.zext(x, to)
+    assert isinstance(to, ir.IntType)
+    return S.int_resize(b, x, _is_signed(src), to)
 
 
 def _pointer_cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> ir.Value:
@@ -183,8 +175,8 @@ def _pointer_cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> i
         assert isinstance(dst, ScalarType)
         return b.ptrtoint(x, T.storage_type(dst))
     assert isinstance(src, ScalarType)
-    wide = _int_resize(b, x, src, ScalarType("u64", Kind.UINT, 64)) if src.bits < 64 else x
-    return b.inttoptr(wide, T.ptr)
+    # the frontend widens narrower integers to 64 bits first (semantics.cast), as for CUDA
+    return b.inttoptr(S.int_resize(b, x, _is_signed(src), T.i64), T.ptr)
 
 
 def bitcast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> ir.Value:
