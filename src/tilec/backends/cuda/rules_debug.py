@@ -17,6 +17,7 @@ from ...ir.core import Op
 from ...ir.types import TileType, element_of
 from ..artifacts import AssertInfo
 from ..llvm import printf
+from ..llvm.bounds_record import linear_program_id, record_first
 from .lowering import Lowering, Rule, Tile
 from .types import I1, I64
 
@@ -119,17 +120,13 @@ def _bounds_check(L: Lowering, op: Op) -> None:
 
 def _record(L: Lowering, op: O.BoundsCheckOp, address: ir.Value) -> None:
     """The first failing thread of the launch stores (code, linear program id, address)."""
-    b = L.b
-    record = L.scalar(op.record)
-    pair = b.cmpxchg(
-        record, ir.Constant(I64, 0), ir.Constant(I64, op.code), "monotonic", "monotonic"
-    )
-    with b.if_then(b.extract_value(pair, 1)):
-        x, y, z = (b.zext(L.target.program_id(b, axis), I64) for axis in range(3))
-        gx, gy = (b.zext(L.target.num_programs(b, axis), I64) for axis in range(2))
-        linear = b.add(x, b.mul(gx, b.add(y, b.mul(gy, z))))
-        b.store(linear, b.gep(record, [ir.Constant(I64, 1)], source_etype=I64), align=8)
-        b.store(address, b.gep(record, [ir.Constant(I64, 2)], source_etype=I64), align=8)
+    b, target = L.b, L.target
+
+    def linear() -> ir.Value:
+        pid = [target.program_id(b, axis) for axis in range(3)]
+        return linear_program_id(b, pid, [target.num_programs(b, axis) for axis in range(2)])
+
+    record_first(b, L.scalar(op.record), op.code, "monotonic", linear, address)
 
 
 RULES: dict[type, Rule] = {

@@ -17,6 +17,7 @@ from ....ir import ops as O
 from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, int1, shape_of
 from ...artifacts import AssertInfo
 from ...llvm import types as T
+from ...llvm.bounds_record import linear_program_id, record_first
 from ...llvm.intrinsics import declare
 from ...llvm.printf import conversion
 from ..lower import Lowering
@@ -121,7 +122,10 @@ def _assert(lw: Lowering, op: O.AssertOp) -> None:
     leave = fn.append_basic_block("assert.leave")
     b.cbranch(b.extract_value(pair, 1), won, leave)
     b.position_at_end(won)
-    b.store(_linear_pid(lw), b.gep(lw.status, [ir.Constant(T.i64, 1)], source_etype=T.i64))
+    b.store(
+        linear_program_id(b, lw.pid, lw.grid),
+        b.gep(lw.status, [ir.Constant(T.i64, 1)], source_etype=T.i64),
+    )
     b.branch(leave)
     b.position_at_end(leave)
     lw.ret()
@@ -282,25 +286,8 @@ def _record_if(lw: Lowering, op: O.BoundsCheckOp, bad: ir.Value, addr: ir.Value)
 def _record(lw: Lowering, op: O.BoundsCheckOp, addr: ir.Value) -> None:
     """The first failure of the launch stores (code, linear program id, address)."""
     b = lw.b
-    record = lw.scalar(op.record)
-    pair = b.cmpxchg(
-        record, ir.Constant(T.i64, 0), ir.Constant(T.i64, op.code), "seq_cst", "seq_cst"
-    )
-    fn = b.function
-    won, leave = fn.append_basic_block("bounds.first"), fn.append_basic_block("bounds.leave")
-    b.cbranch(b.extract_value(pair, 1), won, leave)
-    b.position_at_end(won)
-    b.store(_linear_pid(lw), b.gep(record, [ir.Constant(T.i64, 1)], source_etype=T.i64))
-    b.store(addr, b.gep(record, [ir.Constant(T.i64, 2)], source_etype=T.i64))
-    b.branch(leave)
-    b.position_at_end(leave)
-
-
-def _linear_pid(lw: Lowering) -> ir.Value:
-    b = lw.b
-    px, py, pz = (b.zext(p, T.i64) for p in lw.pid)
-    gx, gy = (b.zext(g, T.i64) for g in lw.grid[:2])
-    return b.add(px, b.mul(gx, b.add(py, b.mul(gy, pz))))
+    linear = lambda: linear_program_id(b, lw.pid, lw.grid)  # noqa: E731
+    record_first(b, lw.scalar(op.record), op.code, "seq_cst", linear, addr)
 
 
 RULES: dict[type, Callable[..., None]] = {
