@@ -110,7 +110,7 @@ class _Buffer:
         self.bases: dict[Terms, ir.Value] = {}
         self.bytes = type_bytes(elem)
         vectorizable = isinstance(elem, ir.IntType) or is_float(elem)
-        self.max_vector = max(1, 16 // self.bytes) if vectorizable else 1
+        self.max_vector = max(1, L.target.vector_bytes // self.bytes) if vectorizable else 1
 
     def write(self, idx: ir.Value | Index, vals: list[ir.Value]) -> None:
         """Store ``vals`` at buffer elements ``idx``, ``idx + 1``, ..."""

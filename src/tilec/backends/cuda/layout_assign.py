@@ -43,9 +43,11 @@ class LayoutPlan:
         axis: AxisAnalysis | None = None,
         pins: dict[Value, Layout] | None = None,
         warp_size: int = WARP_SIZE,
+        vector_bytes: int = 16,
     ) -> None:
         self.num_warps = num_warps
-        self.warp_size = warp_size  # the target's (TargetInfo.warp_size)
+        self.warp_size = warp_size  # the target's (TargetInfo.warp_size, .vector_bytes)
+        self.vector_bytes = vector_bytes
         self.axis = axis
         # layouts fixed in advance (tensor-core dot results, mma_pins.py): no wish overrides them
         self.want: dict[Value, Layout] = dict(pins or {})
@@ -55,7 +57,7 @@ class LayoutPlan:
     def default(self, v: Value) -> Layout:
         assert isinstance(v.type, TileType)
         shape = v.type.shape
-        vec = max(1, 16 // data_bytes(v))
+        vec = max(1, self.vector_bytes // data_bytes(v))
         return default_layout(shape, self.num_warps, vec, self._memory_order(v), self.warp_size)
 
     def _memory_order(self, v: Value) -> tuple[int, ...] | None:

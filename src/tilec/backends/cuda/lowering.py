@@ -78,7 +78,8 @@ class Lowering:
         # the tensor-core plan of each dot (dot_plans.py), read by the pins, pipeliner and rule
         self.dot_plans = DotPlans(func, num_warps, arch, wgmma)
         pins = mma_pins(func, self.dot_plans)
-        self.plan = LayoutPlan(func, num_warps, self.axis, pins, self.target.warp_size)
+        warp, vector = self.target.warp_size, self.target.vector_bytes
+        self.plan = LayoutPlan(func, num_warps, self.axis, pins, warp, vector)
         register_budget.check(func, self.plan)
         self.env: dict[Value, Lowered] = {}
         self.asserts: list[AssertInfo] = []

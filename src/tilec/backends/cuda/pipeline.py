@@ -274,7 +274,7 @@ def _eligible(
     if any(a is not loop.induction_var and a not in advancing for a in deps[1]):
         return None
     layout, shape = L.want(op.result), op.result.type.shape
-    vw = vector_width(L.axis, op.ptr, op.mask, layout, shape)
+    vw = vector_width(L.axis, op.ptr, op.mask, layout, shape, L.target.vector_bytes)
     nbytes = vw * elem.bits // 8
     if nbytes not in cp_async.SIZES:
         return None

@@ -54,7 +54,9 @@ def _load(L: Lowering, op: Op) -> None:
         )
         return
     layout, shape = L.want(op.result), op.result.type.shape
-    groups = vector_groups(layout, shape, vector_width(L.axis, op.ptr, op.mask, layout, shape))
+    groups = vector_groups(
+        layout, shape, vector_width(L.axis, op.ptr, op.mask, layout, shape, L.target.vector_bytes)
+    )
     ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     mask = L.value(op.mask, layout) if op.mask is not None else None
     other = L.value(op.other, layout) if op.other is not None else None
@@ -152,7 +154,9 @@ def _store(L: Lowering, op: Op) -> None:
         return
     layout = L.tile(op.ptr).layout
     shape = op.value.type.shape
-    groups = vector_groups(layout, shape, vector_width(L.axis, op.ptr, op.mask, layout, shape))
+    groups = vector_groups(
+        layout, shape, vector_width(L.axis, op.ptr, op.mask, layout, shape, L.target.vector_bytes)
+    )
     ptrs = L.pointers(op.ptr, layout, [g[0] for g in groups])
     vals = L.tile(op.value, layout)
     mask = L.value(op.mask, layout) if op.mask is not None else None

@@ -50,6 +50,12 @@ class TargetInfo(Protocol):
         ...
 
     @property
+    def vector_bytes(self) -> int:
+        """The widest memory access one thread makes in one instruction: layouts give a thread
+        this many contiguous bytes, and loads, stores and buffer copies move them as one."""
+        ...
+
+    @property
     def kernel_convention(self) -> str:
         """The LLVM calling convention that makes a function a kernel entry point."""
         ...
@@ -219,6 +225,7 @@ class NvptxTarget:
 
     arch: int = 80  # the compute capability (bf16 atomic adds need 90, tanh.approx 75)
     warp_size: int = WARP_SIZE
+    vector_bytes: int = 16  # ld/st .v4.b32
     kernel_convention: str = "ptx_kernel"
     global_ptr: ir.PointerType = GLOBAL_PTR
     shared_ptr: ir.PointerType = SHARED_PTR

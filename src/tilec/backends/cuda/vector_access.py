@@ -16,9 +16,15 @@ from .types import byte_size
 
 
 def vector_width(
-    axis: AxisAnalysis, ptr: Value, mask: Value | None, layout: Layout, shape: tuple[int, ...]
+    axis: AxisAnalysis,
+    ptr: Value,
+    mask: Value | None,
+    layout: Layout,
+    shape: tuple[int, ...],
+    vector_bytes: int,
 ) -> int:
-    """Elements per access along the fastest dimension (a power of 2, at most 16 bytes)."""
+    """Elements per access along the fastest dimension (a power of 2, at most
+    ``vector_bytes``, the target's widest access)."""
     dim = layout.order[0]
     dm = layout.dim_maps()[dim]
     info = axis[ptr]
@@ -27,7 +33,7 @@ def vector_width(
     eb = byte_size(pointee.element)
     vw = min(
         dm.spt_in(shape[dim]),
-        max(1, 16 // eb),
+        max(1, vector_bytes // eb),
         info.contiguity[dim],
         max(1, info.divisibility[dim] // eb),
     )
