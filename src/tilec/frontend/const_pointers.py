@@ -48,6 +48,8 @@ def _is_const_value(unit: Unit, v: Value) -> bool:
 
 def is_const(unit: Unit, x: Any) -> bool:
     """True when ``x`` (a Tensor, block pointer or descriptor) points to constant data."""
+    if not unit.const_pointers:  # the common case: a kernel without tl.const parameters
+        return False
     x = unwrap(x)
     if isinstance(x, (BlockPointer, TensorDescriptor)):
         x = x.base
