@@ -23,6 +23,11 @@ class UsageError(TilecError):
     exit_code = 2
 
 
+class IntegerOverflowError(UsageError, OverflowError):
+    """An integer argument outside the range of its parameter's type (64 bits, or the type a
+    parameter annotation fixes): an OverflowError too, as the native launcher and Triton raise."""
+
+
 class LaunchArgumentError(UsageError, TypeError):
     """A kernel launch missing an argument: a TypeError too, as Python (and Triton) raise."""
 
@@ -43,6 +48,12 @@ class CompileError(TilecError):
         self.message = message
         self.loc = loc
         super().__init__(loc.render(message) if loc is not None else message)
+
+    @property
+    def error_message(self) -> str:
+        """Triton's ``CompilationError.error_message``: the message without the source excerpt
+        (hosts and tests read it)."""
+        return self.message
 
 
 class CompileTimeAssertionFailure(CompileError):

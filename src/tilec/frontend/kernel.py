@@ -59,8 +59,6 @@ def build_module(fn: Any, specs: Sequence[ArgSpec], *, name: str | None = None) 
     try:
         return _build(fn, specs, name)
     except CompileError as exc:  # Triton's structure: the cause carries the plain message
-        # and so does Triton's CompilationError.error_message, which hosts and tests read
-        exc.error_message = exc.message  # type: ignore[attr-defined]
         raise with_cause(exc) from exc.__cause__
     except RecursionError as exc:  # the AST visitors recurse once per nesting level
         code = getattr(fn, "__code__", None)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..backends import registry
-from ..errors import TilecError, UnsupportedFeature, UsageError
+from ..errors import IntegerOverflowError, TilecError, UnsupportedFeature, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg, descriptor_arg, tuple_arg
 from . import dlpack, dtypes, numpy_struct
@@ -23,11 +23,6 @@ from .memory import CUDA_MEMORY, HOST_MEMORY, KNOWN
 from .reinterpret import element_type
 
 Describer = Callable[[Any], tuple[Any, Any]]
-
-
-class IntegerOverflowError(UsageError, OverflowError):
-    """An integer argument outside the 64-bit range: an OverflowError too, as the native
-    launcher and Triton raise it."""
 
 
 # Integer key parts: a type code plus 1 when the value is divisible by 16; ONE folds the value.
