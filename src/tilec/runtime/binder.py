@@ -22,7 +22,9 @@ from ..backends import dlpack_exchange, launcher
 from ..backends.base import normalize_grid
 from ..constexpr import is_constexpr_annotation
 from ..errors import CompileError, TilecError, UsageError
+from ..ir.types import ScalarType
 from . import numpy_struct, specialize
+from .annotations import annotated_describer, annotated_scalar
 
 Launch = Callable[..., Any]
 
@@ -37,6 +39,8 @@ class Parameter:
     default: Any = inspect.Parameter.empty
     num: int = -1  # position among the kernel's parameters (Triton's KernelParam.num)
     var_positional: bool = False  # ``*args``: the extra positional arguments, as one tuple
+    # the scalar type an annotation fixes (``v: tl.float16``; annotations.py), else None
+    annotated: ScalarType | None = None
 
     @property
     def is_constexpr(self) -> bool:
@@ -141,6 +145,8 @@ def _describe_lines(
         return [f"_tilec_rol({a}, {tuple(leaves)!r}, {a!r})", *_describe_lines(i, p)]
     if p.constexpr:
         return [f"{k} = {a} if {a}.__class__ is int else _tilec_ck({a}); {v} = {a}"]
+    if p.annotated is not None:
+        return [f"{k}, {v} = _tilec_ann[{i}]({a})"]
     if p.do_not_specialize:
         return [f"{k}, {v} = _tilec_uns({a})"]
     # is_cpu first: host tensors are the common case; one on neither device (meta...) is refused
@@ -168,7 +174,7 @@ _FACTORY_ARGS = (
     "_tilec_jit, _tilec_cfg, _tilec_D, _tilec_r, _tilec_uns, _tilec_ck, _tilec_defaults, "
     "_tilec_eval, _tilec_np, _tilec_npoff, _tilec_npk, _tilec_npkeys, _tilec_pt, _tilec_tkh, "
     "_tilec_tkc, _tilec_tkeys, _tilec_mem, _tilec_id, _tilec_Error, _tilec_ro, _tilec_tdev, "
-    "_tilec_rol"
+    "_tilec_rol, _tilec_ann"
 )
 
 
@@ -262,6 +268,7 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
         read_only_error,
         specialize.torch_device_error,
         read_only_leaf,
+        annotated_describers(params),
     )
     launch.__qualname__ = name  # Python's own binding errors read "kernel() got ..."
     return launch  # type: ignore[no-any-return]
@@ -272,6 +279,8 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
     function above, which it falls back to) in C; None without the native launcher."""
     native = launcher.native_module()
     if native is None or any(p.var_positional for p in params):  # it binds a fixed count
+        return None
+    if any(p.annotated is not None for p in params):  # it knows no per-parameter describers
         return None
     if any(split_leaf(n)[1] for n in jit._written):
         return None  # it does not look inside tuples for read-only arrays: the Python path does
@@ -325,6 +334,16 @@ def _torch_exchange(torch: Any) -> tuple[Any, dict[int, Any]] | None:
     return (exchange.capsule, exchange.dtypes) if exchange is not None else None
 
 
+def annotated_describers(params: Sequence[Parameter]) -> tuple[specialize.Describer | None, ...]:
+    """Each parameter's describer for the type its annotation fixes, None where it has none."""
+    return tuple(
+        None
+        if p.annotated is None
+        else annotated_describer(p.name, p.annotated, not p.do_not_specialize)
+        for p in params
+    )
+
+
 def _defaults(params: Sequence[Parameter]) -> tuple[Any, ...]:
     """Each parameter's default, MISSING where it has none."""
     return tuple(MISSING if p.default is inspect.Parameter.empty else p.default for p in params)
@@ -373,7 +392,8 @@ def parameters_of(
         cx = is_constexpr_annotation(p.annotation)
         star = p.kind is p.VAR_POSITIONAL  # a launch passes them as one tuple argument
         nospec_p = p.name in nospec  # with constexpr too: refused when it compiles
-        result.append(Parameter(p.name, cx, nospec_p, p.default, len(result), star))
+        fixed = None if cx or star else annotated_scalar(p.annotation)
+        result.append(Parameter(p.name, cx, nospec_p, p.default, len(result), star, fixed))
     return tuple(result)
 
 

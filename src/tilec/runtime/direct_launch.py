@@ -20,12 +20,17 @@ from ..ir.argspec import ArgKind, ArgSpec
 from . import specialize
 
 # the types a compiled scalar parameter accepts values of (by the value's key type); a float
-# parameter takes Python ints too, as Triton's launcher converts them
+# parameter takes Python ints too, as Triton's launcher converts them; a parameter whose
+# annotation fixed a narrower type (annotations.py) takes what that launch took, the launcher
+# checking the range
+_NUMBERS = (ir.float32, ir.int32, ir.int64)
 _WIDER = {
     ir.int32: (ir.int32,),
     ir.int64: (ir.int32, ir.int64),
     ir.uint64: (ir.uint64,),
-    ir.float32: (ir.float32, ir.int32, ir.int64),
+    ir.float32: _NUMBERS,
+    **{t: _NUMBERS for t in (ir.float16, ir.bfloat16, ir.float64)},
+    **{t: (ir.int32, ir.int64) for t in (ir.int8, ir.int16, ir.uint8, ir.uint16, ir.uint32)},
 }
 
 

@@ -268,6 +268,7 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
                 [arguments[n] for n in self.arg_names],
                 [p.constexpr for p in self.params],
                 [p.do_not_specialize for p in self.params],
+                [p.annotated for p in self.params],
             )
         except TilecError as named:
             return type(named)(f"{self.__name__}: {named}")

@@ -19,14 +19,16 @@ from ..errors import IntegerOverflowError, TilecError, UnsupportedFeature, Usage
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec, constexpr_arg, descriptor_arg, tuple_arg
 from . import dlpack, dtypes, numpy_struct
+from .annotations import AnnotatedKey, annotated_describer, annotated_keys
 from .memory import CUDA_MEMORY, HOST_MEMORY, KNOWN
 from .reinterpret import element_type
 
 Describer = Callable[[Any], tuple[Any, Any]]
 
 
-# Integer key parts: a type code plus 1 when the value is divisible by 16; ONE folds the value.
-ONE, I32, I64, U64, BOOL, FP32 = 1, 2, 4, 6, 8, 9
+# Scalar key parts: a type code (even) plus 1 when an integer is divisible by 16; ONE folds the
+# value. Dropping the divisibility bit (do_not_specialize) must leave every code's type alone.
+ONE, I32, I64, U64, BOOL, FP32 = 1, 2, 4, 6, 8, 10
 _INT_TYPES = {I32: ir.int32, I64: ir.int64, U64: ir.uint64}
 
 
@@ -287,6 +289,8 @@ def _unspecialized_key(key: Any) -> Any:
         return I32 if key == ONE else key & ~1
     if type(key) is PointerKey and key.aligned:
         return pointer_keys(key.device, key.element)[0]
+    if type(key) is AnnotatedKey:
+        return annotated_keys(key.type)[0]
     if type(key) is TupleKey:
         return TupleKey([key[0], *map(_unspecialized_key, key[1:])])
     return key
@@ -424,6 +428,8 @@ def spec_from_key(name: str, key: Any, constexpr: bool) -> ArgSpec:
         return descriptor_arg(name, key.block_shape, key.padding, elements)
     if type(key) is PointerKey:
         return ArgSpec(name, ArgKind.POINTER, ir.PointerType(key.element), key.aligned)
+    if type(key) is AnnotatedKey:
+        return ArgSpec(name, ArgKind.SCALAR, key.type, divisible_by_16=key.divisible_by_16)
     if not isinstance(key, int):
         raise UnsupportedFeature(f"argument {name!r} has no single ArgSpec ({key!r})")
     if key == ONE:
@@ -469,14 +475,19 @@ def specialize_keys(
     values: Sequence[Any],
     constexprs: Sequence[bool],
     do_not_specialize: Sequence[bool] | None = None,
+    annotated: Sequence[ir.ScalarType | None] | None = None,
 ) -> tuple[Any, ...]:
-    """The key parts of one call, naming the argument that cannot be described."""
+    """The key parts of one call, naming the argument that cannot be described; ``annotated``:
+    the type each parameter's annotation fixes, or None (annotations.py)."""
     nospec = do_not_specialize or [False] * len(names)
+    fixed = annotated or [None] * len(names)
     keys = []
-    for name, value, cx, ns in zip(names, values, constexprs, nospec):
+    for name, value, cx, ns, t in zip(names, values, constexprs, nospec, fixed):
         try:
             if cx:
                 keys.append(constexpr_key(value))
+            elif t is not None:
+                keys.append(annotated_describer(name, t, not ns)(value)[0])
             else:
                 keys.append((describe_unspecialized if ns else describe)(value)[0])
         except TilecError as exc:
