@@ -13,8 +13,8 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ...errors import UnsupportedFeature
-from ...ir.types import Kind, ScalarType
-from ..llvm import mathlib
+from ...ir.types import ScalarType
+from ..llvm import exact_math, mathlib
 from ..llvm import types as T
 from ..llvm.intrinsics import call_same, call_unary, declare, overloaded
 from .scalar import from_compute, to_compute
@@ -67,8 +67,8 @@ def libm(b: ir.IRBuilder, name: str, *xs: ir.Value) -> ir.Value:
 
 def emit_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) -> ir.Value:
     if elem.is_floating():
-        if fn in ("isnan", "isinf", "isfinite", "signbit"):
-            return _predicate(b, fn, to_compute(b, args[0], elem))
+        if fn in exact_math.PREDICATES:
+            return exact_math.predicate(b, fn, to_compute(b, args[0], elem))
         xs = [to_compute(b, a, elem) if i == 0 or fn != "ldexp" else a for i, a in enumerate(args)]
         if fn == "ilogb":
             return b.call(
@@ -78,7 +78,7 @@ def emit_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) 
                 [xs[0]],
             )
         return from_compute(b, _float_math(b, _ALIASES.get(fn, fn), xs), elem)
-    return _int_math(b, fn, elem, args)
+    return exact_math.integer(b, fn, args, elem)
 
 
 def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
@@ -177,53 +177,6 @@ def _ldexp(b: ir.IRBuilder, x: ir.Value, n: ir.Value) -> ir.Value:
     n32 = b.sext(n, T.i32) if n.type.width < 32 else b.trunc(n, T.i32) if n.type.width > 32 else n
     fn = overloaded(b.module, "llvm.ldexp", x.type, [x.type, T.i32], [x.type, T.i32])
     return b.call(fn, [x, n32])
-
-
-def _predicate(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
-    t = x.type
-    if fn == "isnan":
-        return b.fcmp_unordered("uno", x, x)
-    ax = call_unary(b, "fabs", x)
-    inf = ir.Constant(t, math.inf)
-    if fn == "isinf":
-        return b.fcmp_ordered("==", ax, inf)
-    if fn == "isfinite":
-        return b.fcmp_ordered("<", ax, inf)
-    width = ir.IntType(64 if t == T.f64 else 32)
-    return b.icmp_signed("<", b.bitcast(x, width), ir.Constant(width, 0))
-
-
-def _int_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) -> ir.Value:
-    x = args[0]
-    t = x.type
-    signed = elem.kind is Kind.SINT
-    if fn == "neg":
-        return b.sub(ir.Constant(t, 0), x)
-    if fn == "not":
-        return b.xor(x, ir.Constant(t, -1))
-    if fn == "abs":
-        if not signed:
-            return x
-        return b.select(b.icmp_signed("<", x, ir.Constant(t, 0)), b.sub(ir.Constant(t, 0), x), x)
-    if fn in ("umulhi", "mulhi"):
-        wide = ir.IntType(t.width * 2)
-        ext = b.zext if fn == "umulhi" or not signed else b.sext
-        prod = b.mul(ext(x, wide), ext(args[1], wide))
-        return b.trunc(b.lshr(prod, ir.Constant(wide, t.width)), t)
-    if fn == "popc":
-        return call_unary(b, "ctpop", x)
-    if fn == "brev":
-        return call_unary(b, "bitreverse", x)
-    if fn in ("clz", "ffs"):
-        name = "llvm.ctlz" if fn == "clz" else "llvm.cttz"
-        f = overloaded(b.module, name, t, [t, T.i1], [t])
-        r = b.call(f, [x, ir.Constant(T.i1, 0)])
-        if fn == "clz":
-            return r
-        # ffs: 1-based position of the lowest set bit, 0 when none
-        is_zero = b.icmp_unsigned("==", x, ir.Constant(t, 0))
-        return b.select(is_zero, ir.Constant(t, 0), b.add(r, ir.Constant(t, 1)))
-    raise UnsupportedFeature(f"math function {fn!r} on integers (CPU backend)")
 
 
 TRANSCENDENTAL_WEIGHT = 10

@@ -2,8 +2,8 @@
 functions of tl.math (abs, neg, not, mulhi, umulhi, popc, brev, clz, ffs) and the float class
 tests (isnan, isinf, isfinite, signbit).
 
-Plain instructions and target-independent intrinsics only, so a backend calls these as they are;
-cuda/math_functions.py does (cpu/mathops.py has its own copy, issue 13).
+Plain instructions and target-independent intrinsics only, so both backends call these as they
+are (cuda/math_functions.py on native values, cpu/mathops.py on fp16/bf16 widened to fp32).
 """
 
 from __future__ import annotations
