@@ -15,6 +15,7 @@ from llvmlite import ir
 from ...errors import UnsupportedFeature
 from ...ir.types import ScalarType
 from ..llvm import exact_math, mathlib
+from ..llvm import scalar as S
 from ..llvm import types as T
 from ..llvm.intrinsics import call_same, call_unary, declare, overloaded
 from .scalar import from_compute, to_compute
@@ -77,6 +78,8 @@ def emit_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) 
                 ),
                 [xs[0]],
             )
+        if fn == "fma" and elem.bits == 16:  # one rounding, as the native fma.rn.f16/bf16
+            return from_compute(b, S.fma_to_odd(b, *xs), elem)
         return from_compute(b, _float_math(b, _ALIASES.get(fn, fn), xs), elem)
     return exact_math.integer(b, fn, args, elem)
 

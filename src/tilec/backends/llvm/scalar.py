@@ -255,6 +255,27 @@ def f64_to_f32_odd(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.bitcast(odd, T.f32)
 
 
+def fma_to_odd(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
+    """``x * y + z`` of fp16/bf16 numbers (held as fp32) in f64, rounded to odd: the product is
+    exact in f64 and the sum's error is recovered exactly (TwoSum), so narrowing the result to
+    a 16-bit float is one rounding, as a native ``fma.rn.f16`` gives. Rounding the fp32 fma
+    instead may round twice (fp16 1.1064453125 * -0.02107238769 + 0.398193359375)."""
+    p = b.fmul(b.fpext(x, T.f64), b.fpext(y, T.f64))
+    z = b.fpext(z, T.f64)
+    s = b.fadd(p, z)
+    sp = b.fsub(s, z)
+    err = b.fadd(b.fsub(p, sp), b.fsub(z, b.fsub(s, sp)))
+    inexact = b.fcmp_ordered("!=", err, ir.Constant(T.f64, 0.0))  # NaN and inf stay as they are
+    # s rounded away from zero where the error has the other sign: step one ulp back
+    away = b.and_(inexact, b.xor(_is_negative(b, s), _is_negative(b, err)))
+    toward_zero = b.sub(b.bitcast(s, T.i64), b.zext(away, T.i64))
+    return b.bitcast(b.or_(toward_zero, b.zext(inexact, T.i64)), T.f64)
+
+
+def _is_negative(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return b.icmp_signed("<", b.bitcast(x, T.i64), ir.Constant(T.i64, 0))
+
+
 def f32_to_bf16_bits(b: ir.IRBuilder, x: ir.Value, rounding: str = "rtne") -> ir.Value:
     """fp32 → bf16 bits (i16): nearest-even or toward zero; a NaN stays a NaN (made quiet).
     The IR twin of :func:`tilec.backends.float_bits.f32_to_bf16_bits`."""
