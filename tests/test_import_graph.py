@@ -273,6 +273,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("tilec.runtime.compiler", "tilec.frontend"): _COMPILER_HALF,
     ("tilec.runtime.compiler", "tilec.passes.pipeline"): _COMPILER_HALF,
     ("tilec.runtime.compiler", "tilec.passes.bounds_check"): _COMPILER_HALF,
+    ("tilec.runtime.compiler", "tilec.passes.fuse_multiply_add"): _COMPILER_HALF,
     ("tilec.tools.triton_alias", "tilec.compat.alias"): "pending: no cycle, can move to the top",
 }
 

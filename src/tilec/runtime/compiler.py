@@ -112,6 +112,10 @@ def _compile_uncached(
     name: str | None = None,
 ) -> CompiledKernel:
     module = build_ir(fn, specs, name=name, debug=options.debug or config.get().debug)
+    if options.enable_fp_fusion and isinstance(module, ModuleOp):
+        from ..passes import fuse_multiply_add  # the compiler half: on a cache miss only
+
+        fuse_multiply_add.run(module)  # a*b + c rounded once, the same on every backend
     # before the backend, which may rewrite the module (a test's stand-in module has no IR)
     writes = module_written_params(module) if isinstance(module, ModuleOp) else ()
     bounds = None
