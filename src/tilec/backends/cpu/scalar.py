@@ -57,18 +57,15 @@ def to_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType) -> ir.Value:
 def from_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str = "rtne") -> ir.Value:
     """Round a compute value (fp32 or fp64) to ``t``'s storage type, correctly rounded (one
     rounding: fp64 goes through fp32 rounded to odd)."""
-    if t.name in ("fp16", "bf16"):
-        if x.type == T.f64:
-            x = S.narrow_rtz(b, x, T.f32) if rounding == "rtz" else S.f64_to_f32_odd(b, x)
-        if t.name == "bf16":
-            return S.f32_to_bf16_bits(b, x, rounding)
-        if rounding == "rtne" and _native_half.get():
-            return b.fptrunc(x, T.f16)  # one rounding from fp32, nearest-even, NaN made quiet
-        return b.bitcast(S.f32_to_f16_bits(b, x, rounding), T.f16)
-    want = T.storage_type(t)
-    if x.type == want:
-        return x
-    return S.narrow_rtz(b, x, want) if rounding == "rtz" else b.fptrunc(x, want)
+    if t.name not in ("fp16", "bf16"):
+        return S.narrow(b, x, T.storage_type(t), rounding)
+    if x.type == T.f64:
+        x = S.f64_to_f32_before_16(b, x, rounding)
+    if t.name == "bf16":
+        return S.f32_to_bf16_bits(b, x, rounding)
+    if rounding == "rtne" and _native_half.get():
+        return b.fptrunc(x, T.f16)  # one rounding from fp32, nearest-even, NaN made quiet
+    return b.bitcast(S.f32_to_f16_bits(b, x, rounding), T.f16)
 
 
 def constant(t: Element, value: bool | int | float) -> ir.Constant:

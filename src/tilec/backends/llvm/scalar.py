@@ -230,8 +230,14 @@ def narrow(b: ir.IRBuilder, x: ir.Value, to: ir.Type, rounding: str = "rtne") ->
     if x.type == to:
         return x
     if x.type == T.f64 and T.bit_width(to) == 16:
-        x = narrow_rtz(b, x, T.f32) if rounding == "rtz" else f64_to_f32_odd(b, x)
+        x = f64_to_f32_before_16(b, x, rounding)
     return narrow_rtz(b, x, to) if rounding == "rtz" else b.fptrunc(x, to)
+
+
+def f64_to_f32_before_16(b: ir.IRBuilder, x: ir.Value, rounding: str = "rtne") -> ir.Value:
+    """f64 → f32 such that rounding the result to fp16 or bf16 (by ``rounding``) is the one
+    rounding of ``x``: toward zero for "rtz", else to odd (:func:`f64_to_f32_odd`)."""
+    return narrow_rtz(b, x, T.f32) if rounding == "rtz" else f64_to_f32_odd(b, x)
 
 
 def narrow_rtz(b: ir.IRBuilder, x: ir.Value, to: ir.Type) -> ir.Value:
