@@ -83,7 +83,8 @@ def device_print(ctx: Any, prefix: Any, *args: Any, hex: Any = False) -> None:
 
 @builtin("print")
 def device_print_args(ctx: Any, *args: Any, sep: Any = " ", end: Any = "\n") -> None:
-    """Python's print on run-time values: constant strings join the prefix."""
+    """Python's print in a kernel is device_print (run-time values or not, as in Triton):
+    the constants before the first run-time value make the prefix."""
     parts: list[str] = []
     values: list[Any] = []
     for a in args:
@@ -92,7 +93,8 @@ def device_print_args(ctx: Any, *args: Any, sep: Any = " ", end: Any = "\n") -> 
             values.append(a)
         else:
             parts.append(str(a))
-    _print(ctx, str(unwrap(sep)).join(parts) + (" " if parts else ""), tuple(values), False)
+    prefix = str(unwrap(sep)).join(parts) + (" " if parts and values else "")
+    _print(ctx, prefix, tuple(values), False)
 
 
 @builtin()

@@ -87,9 +87,12 @@ def _check_constant_min_max(fn: Any, args: list[Any]) -> None:
 
 
 def map_python_builtin(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """min/max/abs/print on tensors become tl.minimum/maximum/abs/device_print (as in Triton)."""
+    """min/max/abs on tensors become tl.minimum/maximum/abs and print becomes device_print,
+    whatever its arguments (as in Triton)."""
     if fn not in (builtins.min, builtins.max, builtins.abs, builtins.print):
         return None
+    if fn is builtins.print:  # Triton's kernels know only device_print: constants print too
+        return builtins_debug.device_print_args
     if not any(is_runtime(a) for a in args):
         if fn in (builtins.min, builtins.max):
             _check_constant_min_max(fn, args)

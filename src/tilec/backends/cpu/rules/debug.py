@@ -2,8 +2,10 @@
 debug mode (both report through the status block).
 
 Print lines follow Triton: ``pid (x, y, z) idx (i, j)<prefix><value>``, one line per element,
-flushed after each print op so output interleaves sensibly with Python's. ``printf`` and
-``fflush`` are resolved from the C library when the object is loaded.
+flushed after each print op so output interleaves sensibly with Python's. A scalar (and a print
+without values) is printed once per thread of the launch, as every GPU thread prints it:
+``num_warps`` × the CPU target's warp size of 1 (``GPUTarget("cpu", arch, 1)``). ``printf``
+and ``fflush`` are resolved from the C library when the object is loaded.
 """
 
 from __future__ import annotations
@@ -61,12 +63,27 @@ def _printf(lw: Lowering, b: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]) 
     b.call(printf, [fmt, *args])
 
 
+# threads per warp of the CPU target (backends/cpu/driver.py reports the same to Triton hosts)
+WARP_SIZE = 1
+
+
+def _per_thread(lw: Lowering, op: O.PrintOp, fmt: ir.Value, args: list[ir.Value]) -> None:
+    """One printf per thread of the launch: ``num_warps`` (the runtime notes it on the op)."""
+    threads = getattr(op, "num_warps", 1) * WARP_SIZE
+    if threads == 1:
+        _printf(lw, lw.b, fmt, args)
+        return
+    b = lw.b
+    with counted_loop(b, ir.Constant(T.i64, 0), ir.Constant(T.i64, threads), "print", False, False):
+        _printf(lw, b, fmt, args)
+
+
 def _print(lw: Lowering, op: O.PrintOp) -> None:
     b = lw.b
     pids = list(lw.pid)
     head = "pid (%u, %u, %u)"
     if not op.operands:
-        _printf(lw, b, _c_string(lw, head + op.prefix + "\n"), pids)
+        _per_thread(lw, op, _c_string(lw, head + op.prefix + "\n"), pids)
     for k, v in enumerate(op.operands):
         elem = element_of(v.type)
         shape = shape_of(v.type)
@@ -79,7 +96,7 @@ def _print(lw: Lowering, op: O.PrintOp) -> None:
         )
         x = lw.get(v)
         if not isinstance(x, Tile):
-            _printf(lw, b, fmt, [*pids, _vararg(b, x, elem, op.hex)])
+            _per_thread(lw, op, fmt, [*pids, _vararg(b, x, elem, op.hex)])
             continue
         tile = x
 
