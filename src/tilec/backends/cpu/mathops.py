@@ -3,6 +3,7 @@
 fp32 exp/exp2/log/log2/tanh/sin/cos use the polynomial code in llvm/mathlib.py so loops over them
 vectorize; sqrt, floor, fma... are LLVM intrinsics with vector forms; the long tail (asin, lgamma,
 pow, ...) calls the C math library, resolved when the object is loaded. fp16/bf16 compute in fp32.
+Which of these a function takes is its row of llvm/math_table.py.
 """
 
 from __future__ import annotations
@@ -14,50 +15,12 @@ from llvmlite import ir
 
 from ...errors import UnsupportedFeature
 from ...ir.types import ScalarType
-from ..llvm import exact_math, mathlib
+from ..llvm import exact_math, math_table, mathlib
 from ..llvm import scalar as S
 from ..llvm import types as T
 from ..llvm.intrinsics import call_same, call_unary, declare, overloaded
+from ..llvm.math_table import Entry, Via
 from .scalar import from_compute, to_compute
-
-# functions whose C name is <name> (double) / <name>f (float)
-_LIBM_UNARY = {
-    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
-    "cbrt", "expm1", "log1p", "log10", "lgamma", "tgamma", "logb", "exp", "exp2", "log", "log2",
-    "sin", "cos", "tanh",
-}  # fmt: skip
-_LIBM_BINARY = {
-    "pow": "pow",
-    "atan2": "atan2",
-    "fmod": "fmod",
-    "hypot": "hypot",
-    "nextafter": "nextafter",
-    "fdim": "fdim",
-    "remainder": "remainder",
-    "fast_powf": "pow",
-}
-_BESSEL = {"j0", "j1", "y0", "y1"}  # double only in every C library
-_INTRINSIC_UNARY = {
-    "sqrt": "sqrt",
-    "sqrt_rn": "sqrt",
-    "floor": "floor",
-    "ceil": "ceil",
-    "trunc": "trunc",
-    "round": "round",
-    "rint": "rint",
-    "nearbyint": "nearbyint",
-    "abs": "fabs",
-}
-_ALIASES = {
-    "fast_expf": "exp",
-    "fast_logf": "log",
-    "fast_log2f": "log2",
-    "fast_sinf": "sin",
-    "fast_cosf": "cos",
-    "fast_tanf": "tan",
-    "fast_log10f": "log10",
-    "fast_exp10f": "exp10",
-}
 
 
 def libm(b: ir.IRBuilder, name: str, *xs: ir.Value) -> ir.Value:
@@ -67,70 +30,89 @@ def libm(b: ir.IRBuilder, name: str, *xs: ir.Value) -> ir.Value:
 
 
 def emit_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) -> ir.Value:
-    if elem.is_floating():
-        if fn in exact_math.PREDICATES:
-            return exact_math.predicate(b, fn, to_compute(b, args[0], elem))
-        xs = [to_compute(b, a, elem) if i == 0 or fn != "ldexp" else a for i, a in enumerate(args)]
-        if fn == "ilogb":
-            return b.call(
-                declare(
-                    b.module, "ilogb" + ("f" if xs[0].type == T.f32 else ""), T.i32, [xs[0].type]
-                ),
-                [xs[0]],
-            )
-        if fn == "fma" and elem.bits == 16:  # one rounding, as the native fma.rn.f16/bf16
-            return from_compute(b, S.fma_to_odd(b, *xs), elem)
-        return from_compute(b, _float_math(b, _ALIASES.get(fn, fn), xs), elem)
-    return exact_math.integer(b, fn, args, elem)
+    if not elem.is_floating():
+        return exact_math.integer(b, fn, args, elem)
+    if fn in exact_math.PREDICATES:
+        return exact_math.predicate(b, fn, to_compute(b, args[0], elem))
+    xs = [to_compute(b, a, elem) if i == 0 or fn != "ldexp" else a for i, a in enumerate(args)]
+    if fn == "ilogb":
+        return _library(b, _entry(fn), xs, T.i32)
+    if fn == "fma" and elem.bits == 16:  # one rounding, as the native fma.rn.f16/bf16
+        return from_compute(b, S.fma_to_odd(b, *xs), elem)
+    return from_compute(b, _float_math(b, fn, xs), elem)
+
+
+def _entry(fn: str) -> Entry:
+    entry = math_table.row(fn).cpu
+    if entry is None:
+        raise UnsupportedFeature(f"math function {fn!r} on floating-point values (CPU backend)")
+    return entry
 
 
 def _float_math(b: ir.IRBuilder, fn: str, xs: list[ir.Value]) -> ir.Value:
-    x = xs[0]
-    t = x.type
-    one = ir.Constant(t, 1.0)
-    if fn in _INTRINSIC_UNARY:
-        return call_unary(b, _INTRINSIC_UNARY[fn], x)
-    if t == T.f32 and fn in mathlib.POLYNOMIAL_F32:
-        return mathlib.POLYNOMIAL_F32[fn](b, x)
-    simple: dict[str, Callable[[], ir.Value]] = {
-        "neg": lambda: b.fneg(x),
-        "rsqrt": lambda: b.fdiv(one, call_unary(b, "sqrt", x)),
-        "rcp_rn": lambda: b.fdiv(one, x),
-        "fma": lambda: call_same(b, "fma", *xs),
-        "fmin": lambda: call_same(b, "minnum", *xs),
-        "fmax": lambda: call_same(b, "maxnum", *xs),
-        "copysign": lambda: call_same(b, "copysign", *xs),
-        "div_rn": lambda: b.fdiv(*xs),
-        "fdiv_ieee": lambda: b.fdiv(*xs),
-        "fast_dividef": lambda: b.fdiv(*xs),
-        "saturatef": lambda: _saturate(b, x),
-        "exp10": lambda: _exp10(b, x),
-        "rcbrt": lambda: b.fdiv(one, libm(b, "cbrt", x)),
-        "sinpi": lambda: _float_math(b, "sin", [_times_pi_mod_2pi(b, x)]),
-        "cospi": lambda: _float_math(b, "cos", [_times_pi_mod_2pi(b, x)]),
-        "erfinv": lambda: _erfinv(b, x),
-        "erfcinv": lambda: _erfinv(b, b.fsub(one, x)),
-        "normcdf": lambda: b.fmul(
-            ir.Constant(t, 0.5), libm(b, "erfc", b.fmul(x, ir.Constant(t, -1.0 / math.sqrt(2.0))))
-        ),
-        "normcdfinv": lambda: b.fmul(
-            ir.Constant(t, -math.sqrt(2.0)),
-            _erfinv(b, b.fsub(one, b.fmul(x, ir.Constant(t, 2.0)))),
-        ),
-        "erfcx": lambda: b.fmul(_float_math(b, "exp", [b.fmul(x, x)]), libm(b, "erfc", x)),
-        "ldexp": lambda: _ldexp(b, x, xs[1]),
-    }
-    if fn in simple:
-        return simple[fn]()
-    if fn in _LIBM_UNARY:
-        return libm(b, fn, x)
-    if fn in _LIBM_BINARY:
-        return libm(b, _LIBM_BINARY[fn], *xs)
-    if fn in _BESSEL:
-        wide = b.fpext(x, T.f64) if t == T.f32 else x
-        r = b.call(declare(b.module, fn, T.f64, [T.f64]), [wide])
-        return b.fptrunc(r, t) if t == T.f32 else r
+    entry = _entry(fn)
+    match entry.via:
+        case Via.ALIAS:
+            return _float_math(b, entry.name, xs)
+        case Via.INTRINSIC:
+            return call_same(b, entry.name, *xs)
+        case Via.POLYNOMIAL if xs[0].type == T.f32:
+            return mathlib.POLYNOMIAL_F32[fn](b, xs[0])
+        case Via.LIBRARY | Via.POLYNOMIAL:
+            return _library(b, entry, xs, xs[0].type)
+        case Via.OWN:
+            return _OWN[fn](b, xs)
     raise UnsupportedFeature(f"math function {fn!r} on floating-point values (CPU backend)")
+
+
+def _library(b: ir.IRBuilder, entry: Entry, xs: list[ir.Value], ret: ir.Type) -> ir.Value:
+    """The C library's function; fp32 goes through the double one where C has no float one
+    (the Bessel functions)."""
+    t = xs[0].type
+    if t == T.f32 and entry.f32:
+        return b.call(declare(b.module, entry.f32, ret, [t] * len(xs)), xs)
+    wide = [b.fpext(x, T.f64) for x in xs] if t == T.f32 else xs
+    r = b.call(declare(b.module, entry.f64, T.f64 if ret == t else ret, [T.f64] * len(xs)), wide)
+    return b.fptrunc(r, t) if t == T.f32 and ret == t else r
+
+
+def _one(x: ir.Value) -> ir.Constant:
+    return ir.Constant(x.type, 1.0)
+
+
+def _normcdf(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    t = x.type
+    scaled = b.fmul(x, ir.Constant(t, -1.0 / math.sqrt(2.0)))
+    return b.fmul(ir.Constant(t, 0.5), libm(b, "erfc", scaled))
+
+
+def _normcdfinv(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    t = x.type
+    y = b.fsub(_one(x), b.fmul(x, ir.Constant(t, 2.0)))
+    return b.fmul(ir.Constant(t, -math.sqrt(2.0)), _erfinv(b, y))
+
+
+_OWN: dict[str, Callable[[ir.IRBuilder, list[ir.Value]], ir.Value]] = {
+    "neg": lambda b, xs: b.fneg(xs[0]),
+    "rsqrt": lambda b, xs: b.fdiv(_one(xs[0]), call_unary(b, "sqrt", xs[0])),
+    "rcp_rn": lambda b, xs: b.fdiv(_one(xs[0]), xs[0]),
+    "div_rn": lambda b, xs: b.fdiv(*xs),
+    "fdiv_ieee": lambda b, xs: b.fdiv(*xs),
+    "fast_dividef": lambda b, xs: b.fdiv(*xs),
+    "saturatef": lambda b, xs: _saturate(b, xs[0]),
+    "exp10": lambda b, xs: _exp10(b, xs[0]),
+    "rcbrt": lambda b, xs: b.fdiv(_one(xs[0]), libm(b, "cbrt", xs[0])),
+    "sinpi": lambda b, xs: _float_math(b, "sin", [_times_pi_mod_2pi(b, xs[0])]),
+    "cospi": lambda b, xs: _float_math(b, "cos", [_times_pi_mod_2pi(b, xs[0])]),
+    "erfinv": lambda b, xs: _erfinv(b, xs[0]),
+    "erfcinv": lambda b, xs: _erfinv(b, b.fsub(_one(xs[0]), xs[0])),
+    "normcdf": lambda b, xs: _normcdf(b, xs[0]),
+    "normcdfinv": lambda b, xs: _normcdfinv(b, xs[0]),
+    "erfcx": lambda b, xs: b.fmul(
+        _float_math(b, "exp", [b.fmul(xs[0], xs[0])]), libm(b, "erfc", xs[0])
+    ),
+    "ldexp": lambda b, xs: _ldexp(b, xs[0], xs[1]),
+}
 
 
 def _times_pi_mod_2pi(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
@@ -183,28 +165,9 @@ def _ldexp(b: ir.IRBuilder, x: ir.Value, n: ir.Value) -> ir.Value:
 
 
 TRANSCENDENTAL_WEIGHT = 10
-CHEAP = {
-    "abs",
-    "neg",
-    "not",
-    "floor",
-    "ceil",
-    "trunc",
-    "rint",
-    "nearbyint",
-    "round",
-    "fma",
-    "fmin",
-    "fmax",
-    "copysign",
-    "isnan",
-    "isinf",
-    "isfinite",
-    "signbit",
-    "saturatef",
-}
 
 
 def weight(fn: str) -> int:
     """Per-element cost estimate used to decide whether to recompute or materialize."""
-    return 1 if fn in CHEAP else TRANSCENDENTAL_WEIGHT
+    row = math_table.MATH.get(fn)
+    return 1 if row is not None and row.cheap else TRANSCENDENTAL_WEIGHT
