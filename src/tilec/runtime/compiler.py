@@ -24,7 +24,6 @@ from ..backends.artifacts import CompiledKernel, Stage
 from ..backends.target import CompileOptions, Target
 from ..errors import CacheError
 from ..ir.argspec import ArgSpec
-from ..ir.ops.debug import PrintOp
 from ..ir.ops.func import ModuleOp
 from ..ir.printer import print_ir
 from .cache import KernelCache
@@ -105,15 +104,6 @@ def build_ir(
     return module
 
 
-def note_print_threads(module: ModuleOp, num_warps: int) -> None:
-    """Tell each print op the launch's warp count: a scalar is printed once per thread, as
-    every GPU thread prints it, and a backend whose threads do not print by themselves (the
-    CPU's) repeats the line (``op.num_warps``; CUDA's rule does not read it)."""
-    for op in module.walk():
-        if isinstance(op, PrintOp):
-            op.num_warps = num_warps  # type: ignore[attr-defined]
-
-
 def _compile_uncached(
     fn: Any,
     specs: Sequence[ArgSpec],
@@ -122,8 +112,6 @@ def _compile_uncached(
     name: str | None = None,
 ) -> CompiledKernel:
     module = build_ir(fn, specs, name=name, debug=options.debug or config.get().debug)
-    if isinstance(module, ModuleOp):
-        note_print_threads(module, options.num_warps)
     if options.enable_fp_fusion and isinstance(module, ModuleOp):
         from ..passes import fuse_multiply_add  # the compiler half: on a cache miss only
 

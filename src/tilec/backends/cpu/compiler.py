@@ -41,7 +41,9 @@ class CpuCompiler:
         triple = target.triple or host.triple
         cpu = target.arch or "generic"
         tm = machine.target_machine(triple, cpu, target.features)
-        llmod, symbol, asserts = build_module(func, triple, str(tm.target_data), target.features)
+        llmod, symbol, asserts = build_module(
+            func, triple, str(tm.target_data), target.features, options.num_warps
+        )
         if emit_asm is None:
             emit_asm = options.debug or config.get().dump_dir is not None
         out = isolation.generate(

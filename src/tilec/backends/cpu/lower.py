@@ -60,11 +60,13 @@ class Lowering:
         vector_width: int = 8,
         vector_registers: int = 16,
         int_facts: IntFacts | None = None,
+        num_warps: int = 1,
     ):
         self.func = func
         self.int_facts = int_facts or IntFacts()  # what integer ranges allow (int_ranges.py)
         self.vector_width = vector_width  # fp32 SIMD lanes of the target (matmul blocking)
         self.vector_registers = vector_registers
+        self.num_warps = num_warps  # the launch option: device_print repeats a scalar per thread
         self.in_combine = False  # lowering a reduce/scan combine region
         # ops lowered by a surrounding construct instead of their rule (rules/dot_loop.py)
         self.op_hooks: dict[Op, Rule] = {}

@@ -43,9 +43,11 @@ def _load_param(b: ir.IRBuilder, args: ir.Value, i: int, spec: ArgSpec) -> ir.Va
 
 
 def build_module(
-    func: FuncOp, triple: str, data_layout: str = "", features: str = ""
+    func: FuncOp, triple: str, data_layout: str = "", features: str = "", num_warps: int = 1
 ) -> tuple[ir.Module, str, list[AssertInfo]]:
     """Lower ``func`` into a new module; returns (module, entry symbol, assert sites).
+    ``num_warps``: the launch option, which only device_print reads (a scalar prints once per
+    thread of a GPU's launch).
 
     Where integer facts that change the code hold only for grids of at most ``small_grid``
     programs per axis (int_ranges.plan), the module holds a second program for those grids and
@@ -59,7 +61,7 @@ def build_module(
     asserts: list[AssertInfo] = []
     variants = [(plan.small_grid, plan.small)] if plan.small is not None else []
     for grid, facts in [*variants, (None, plan.general)]:
-        program, asserts = _build_program(module, func, triple, features, facts)
+        program, asserts = _build_program(module, func, triple, features, facts, num_warps)
         programs.append((grid, program))
     symbol = entry_symbol(func.sym_name)
     _build_entry(module, programs, symbol)
@@ -72,13 +74,24 @@ def build_module(
 
 
 def _build_program(
-    module: ir.Module, func: FuncOp, triple: str, features: str, facts: int_ranges.IntFacts
+    module: ir.Module,
+    func: FuncOp,
+    triple: str,
+    features: str,
+    facts: int_ranges.IntFacts,
+    num_warps: int,
 ) -> tuple[ir.Function, list[AssertInfo]]:
     fn_type = ir.FunctionType(T.void, PROGRAM_ARGS)
     program = ir.Function(module, fn_type, module.get_unique_name("tilec.program"))
     program.linkage = "internal"
     lw = Lowering(
-        func, program, RULES, vector_width(features), vector_registers(features, triple), facts
+        func,
+        program,
+        RULES,
+        vector_width(features),
+        vector_registers(features, triple),
+        facts,
+        num_warps,
     )
     for i, (spec, arg) in enumerate(zip(func.specs, func.args)):
         lw.env[arg] = _load_param(lw.b, lw.args_ptr, i, spec)

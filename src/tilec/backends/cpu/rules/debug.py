@@ -68,8 +68,8 @@ WARP_SIZE = 1
 
 
 def _per_thread(lw: Lowering, op: O.PrintOp, fmt: ir.Value, args: list[ir.Value]) -> None:
-    """One printf per thread of the launch: ``num_warps`` (the runtime notes it on the op)."""
-    threads = getattr(op, "num_warps", 1) * WARP_SIZE
+    """One printf per thread of the launch (``num_warps`` x the CPU target's warp size)."""
+    threads = lw.num_warps * WARP_SIZE
     if threads == 1:
         _printf(lw, lw.b, fmt, args)
         return
