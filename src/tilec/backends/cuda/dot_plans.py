@@ -15,8 +15,9 @@ from ...ir import ops as O
 from ...ir.core import Value
 from .mma import MmaKind, MmaPlan, choose
 
-# ops an operand may pass through and stay "computed from a dot's result" (mma_pins' list)
-_ELEMENTWISE = (O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp)
+# ops whose tile result is computed element by element from same-shaped operands: a dot's
+# result stays "a dot's result" through them, and its layout flows through them (mma_pins)
+ELEMENTWISE = (O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp)
 
 
 class DotPlans:
@@ -60,7 +61,7 @@ def _source_dot(v: Value) -> O.DotOp | None:
         seen.add(id(op))
         if isinstance(op, O.DotOp):
             return op
-        if isinstance(op, _ELEMENTWISE):
+        if isinstance(op, ELEMENTWISE):
             todo.extend(op.operands)
     return None
 

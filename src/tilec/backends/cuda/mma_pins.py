@@ -13,10 +13,8 @@ from __future__ import annotations
 from ...ir import ops as O
 from ...ir.core import Op, Value
 from ...ir.types import TileType
-from .dot_plans import DotPlans, register_a
+from .dot_plans import ELEMENTWISE, DotPlans, register_a
 from .layout import Layout, Slice
-
-_ELEMENTWISE = (O.BinaryOp, O.CompareOp, O.MathOp, O.SelectOp, O.CastOp)
 
 
 def mma_pins(func: O.FuncOp, plans: DotPlans) -> dict[Value, Layout]:
@@ -60,7 +58,7 @@ def _forward(op: Op, pins: dict[Value, Layout]) -> list[tuple[Value, Layout]]:
     operands = [v for v in op.operands if v in pins]
     if not operands:
         return []
-    if isinstance(op, _ELEMENTWISE):
+    if isinstance(op, ELEMENTWISE):
         shape = results[0].type.shape  # type: ignore[union-attr]
         same = [v for v in operands if getattr(v.type, "shape", None) == shape]
         return [(results[0], pins[same[0]])] if same else []
