@@ -16,12 +16,12 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ....ir import ops as O
-from ....ir.types import Element, Kind, PointerType, ScalarType, element_of, int1, shape_of
+from ....ir.types import Element, ScalarType, element_of, int1, shape_of
 from ...artifacts import AssertInfo
 from ...llvm import types as T
 from ...llvm.bounds_record import linear_program_id, record_first
 from ...llvm.intrinsics import declare
-from ...llvm.printf import conversion
+from ...llvm.printf import Promote, conversion, promote
 from ..lower import Lowering
 from ..nest import counted_loop, each_index, emit_nest, range_form, row_limit
 from ..scalar import to_compute
@@ -40,22 +40,13 @@ def _c_string(lw: Lowering, text: str) -> ir.Value:
 
 
 def _vararg(b: ir.IRBuilder, x: ir.Value, elem: Element, hex_: bool) -> ir.Value:
-    """C default argument promotion: small ints to int, floats to double."""
-    if isinstance(elem, PointerType):
-        return x
-    assert isinstance(elem, ScalarType)
-    if elem.is_floating():
-        if hex_:
-            return (
-                b.zext(b.bitcast(x, ir.IntType(elem.bits)), T.i32)
-                if elem.bits < 32
-                else b.bitcast(x, ir.IntType(elem.bits))
-            )
-        c = to_compute(b, x, elem)
-        return b.fpext(c, T.f64) if c.type != T.f64 else c
-    if elem.bits < 32:
-        return b.sext(x, T.i32) if elem.kind is Kind.SINT else b.zext(x, T.i32)
-    return x
+    """``x`` as printf takes it (llvm/printf.promote); a float is first taken out of the
+    CPU's storage form (fp16/bf16 may be held as integers) unless printed as its bits."""
+    how = conversion(elem, hex_).promote
+    if how is Promote.DOUBLE:
+        assert isinstance(elem, ScalarType)
+        x = to_compute(b, x, elem)
+    return promote(b, x, how, T.ptr)
 
 
 def _printf(lw: Lowering, b: ir.IRBuilder, fmt: ir.Value, args: list[ir.Value]) -> None:
