@@ -10,7 +10,6 @@ and ``fflush`` are resolved from the C library when the object is loaded.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from llvmlite import ir
@@ -21,7 +20,7 @@ from ...artifacts import AssertInfo
 from ...llvm import types as T
 from ...llvm.bounds_record import linear_program_id, record_first
 from ...llvm.intrinsics import declare
-from ...llvm.printf import Promote, conversion, promote
+from ...llvm.printf import Promote, conversion, line, promote
 from ..lower import Lowering
 from ..nest import counted_loop, each_index, emit_nest, range_form, row_limit
 from ..scalar import to_compute
@@ -72,19 +71,13 @@ def _per_thread(lw: Lowering, op: O.PrintOp, fmt: ir.Value, args: list[ir.Value]
 def _print(lw: Lowering, op: O.PrintOp) -> None:
     b = lw.b
     pids = list(lw.pid)
-    head = "pid (%u, %u, %u)"
     if not op.operands:
-        _per_thread(lw, op, _c_string(lw, head + op.prefix + "\n"), pids)
+        _per_thread(lw, op, _c_string(lw, line(op.prefix, None)), pids)
     for k, v in enumerate(op.operands):
         elem = element_of(v.type)
-        shape = shape_of(v.type)
-        widths = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
-        idx_fmt = ", ".join(f"%{w}u" if w else "%u" for w in widths)
-        operand = f"(operand {k}) " if len(op.operands) > 1 else ""
-        fmt = _c_string(
-            lw,
-            f"{head} idx ({idx_fmt}){op.prefix}{operand}{conversion(elem, op.hex).text}\n",
-        )
+        operand = k if len(op.operands) > 1 else -1
+        text = line(op.prefix, shape_of(v.type), conversion(elem, op.hex).text, operand)
+        fmt = _c_string(lw, text)
         x = lw.get(v)
         if not isinstance(x, Tile):
             _per_thread(lw, op, fmt, [*pids, _vararg(b, x, elem, op.hex)])
