@@ -135,3 +135,32 @@ def test_unspecialized_float_stays_a_float() -> None:
 )
 def test_annotation_spellings(annotation: object, expected: object) -> None:
     assert annotated_scalar(annotation) is expected
+
+
+@tilec.jit
+def store_bf16(out, v: tl.bfloat16):
+    tl.static_assert(v.dtype == tl.bfloat16)
+    tl.store(out, v.to(tl.float64))
+
+
+@pytest.mark.parametrize(
+    "value,want",
+    [
+        (1.0, 1.0),
+        (1 + 2.0**-8, 1.0),  # a tie: to even
+        (1 + 3 * 2.0**-8, 1 + 2.0**-6),  # a tie: up, to even
+        (-3.0e38, -2.9980278e38),  # rounded once from the double
+        (1e-40, 2.0**-133),  # bf16's smallest subnormal
+    ],
+)
+def test_a_bf16_scalar_is_rounded_once_from_the_number(value: float, want: float) -> None:
+    # the CPU's Python launch path packs the slot with bf16's bits (the annotated kernel
+    # takes that path); it raised UnsupportedFeature before
+    out = np.full(1, np.nan)
+    store_bf16[(1,)](out, value)
+    np.testing.assert_allclose(out[0], want, rtol=2.0**-8)
+    from tilec.backends.float_bits import FORMATS, round_float_bits
+
+    bits = round_float_bits(value, *FORMATS["bf16"])
+    exact = np.frombuffer(np.array([bits << 16], np.uint32).tobytes(), np.float32)[0]
+    assert out[0] == float(exact)

@@ -24,6 +24,7 @@ from ...ir.bounds import RECORD_WORDS
 from .. import launcher
 from ..artifacts import CompiledKernel, KernelMetadata, Stage
 from ..base import Grid3, assert_error, generated_launch, runtime_indices
+from ..float_bits import FORMATS, round_float_bits
 from . import occupancy
 
 
@@ -34,11 +35,17 @@ def slot_format(spec: ArgSpec) -> str:
         return "Q"
     assert isinstance(t, ir.ScalarType)
     if t.kind is ir.Kind.FLOAT:
-        formats = {"fp32": "f4x", "fp64": "d", "fp16": "e6x"}
+        # bf16 has no struct code: its slot takes the bits, rounded from the number (_bf16)
+        formats = {"fp32": "f4x", "fp64": "d", "fp16": "e6x", "bf16": "H6x"}
         if t.name not in formats:
             raise UnsupportedFeature(f"scalar kernel arguments of type {t} ({spec.name})")
         return formats[t.name]
     return "Q" if t.kind is ir.Kind.UINT else "q"
+
+
+def _bf16(value: Any) -> int:
+    """A bf16 scalar argument's slot: the number rounded once to bf16's bits."""
+    return round_float_bits(float(value), *FORMATS["bf16"])
 
 
 def with_host_figures(compiled: CompiledKernel) -> KernelMetadata:
@@ -96,8 +103,9 @@ class CpuLauncher:
     def _generate_launch(self, n: int) -> Callable[..., None]:
         """This kernel's launch function: only the runtime values are packed."""
         values = ", ".join(f"v{i}" for i in range(n))
-        picked = "".join(f", v{i}" for i in self._pick)
+        picked = "".join(f", {self._slot_value(i)}" for i in self._pick)
         consts = {
+            "_bf16": _bf16,
             "_pop": self._pool.pop, "_push": self._pool.append, "_new": self._new_buffer,
             "_pack": self._struct.pack_into, "_run": self._run, "_address": self._address, "_threads": self._threads,
             "_asserts": bool(self.compiled.metadata.asserts), "_slots": self._slots,
@@ -119,11 +127,19 @@ class CpuLauncher:
             "_push(entry)",
         ])  # fmt: skip
 
+    def _slot_value(self, i: int) -> str:
+        """The generated code's expression for parameter ``i``'s slot value."""
+        t = self.params[i].type
+        return f"_bf16(v{i})" if isinstance(t, ir.ScalarType) and t.name == "bf16" else f"v{i}"
+
     def _pack_error(self, values: tuple[Any, ...], exc: Exception) -> UsageError:
         for i in self._pick:
             try:
-                struct.pack("<" + slot_format(self.params[i]), values[i])
-            except (struct.error, OverflowError):
+                value = values[i]
+                if self._slot_value(i).startswith("_bf16"):
+                    value = _bf16(value)
+                struct.pack("<" + slot_format(self.params[i]), value)
+            except (struct.error, OverflowError, TypeError, ValueError):
                 p = self.params[i]
                 return UsageError(f"{self.name}: {p.name}={values[i]!r} does not fit in {p.type}")
         return UsageError(f"{self.name}: cannot pack the arguments ({exc})")
