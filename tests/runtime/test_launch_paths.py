@@ -4,7 +4,6 @@ stage dumps, concurrent launches from threads, and the warm-launch cost."""
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -94,19 +93,24 @@ def test_launches_from_many_threads_do_not_mix_arguments():
         np.testing.assert_allclose(outs[i], (i + 1) * xs[i].astype(np.float64), rtol=1e-6)
 
 
-def test_warm_launch_is_cheap():
+def test_warm_launch_is_cheap(monkeypatch):
+    # a warm launch stays on the fast path: no compile, no new launch function or binding
+    # (checked structurally, not timed: ~2 µs here, but a loaded machine must not fail it)
     kernel = tilec.jit(_scale)
-    x = np.zeros(64, np.float32)
+    x = np.arange(64, dtype=np.float32)
     out = np.zeros(64, np.float32)
-    kernel[(1,)](x, out, 1.0, 64, BLOCK=64)
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(1000):
-            kernel[(1,)](x, out, 1.0, 64, BLOCK=64)
-        best = min(best, (time.perf_counter() - t0) / 1000)
-    # ~2 µs on the 2-core build machine; the bound only catches a fall off the fast path
-    assert best < 50e-6, f"warm launch took {best * 1e6:.1f} µs"
+    for _ in range(2):  # the first compiles, the second binds the fast path
+        kernel[(1,)](x, out, 1.0, 64, BLOCK=64)
+
+    def fell_off(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a warm launch left the fast path")
+
+    for slow in ("_compile", "_make_launch", "_make_bind"):
+        monkeypatch.setattr(kernel, slow, fell_off)
+    for i in range(1000):
+        out[:] = np.nan
+        kernel[(1,)](x, out, float(i % 3), 64, BLOCK=64)
+        np.testing.assert_array_equal(out, x * (i % 3))
 
 
 def test_python_fallback_launcher_gives_the_same_results():
