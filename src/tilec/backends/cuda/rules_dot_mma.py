@@ -98,27 +98,26 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
     layout = plan.layout()
     acc = L.tile(acc_v, layout)
     a = None if a_v in L.shared_operands or not register_a(plan) else L.tile(a_v)
+    a_operand: RegisterFragments | tuple[Staged, ir.Value]
     if a is not None and a.layout == layout:
         # A's registers are the A fragments as they are (mma_fragments.py); B is staged alone
         (sb, base_b) = _in_shared(L, plan, (b_v,), first=1)[0]
-        if plan.engine is Engine.WGMMA:
-            fa = RegisterFragments(L.b, a, batched=False)
-            regs = rules_dot_wgmma.accumulate(
-                L, op.parent, plan, fa, (sb, base_b), acc.regs, wgmma_groups.deferred(L, op)
-            )
-        else:
-            fa = RegisterFragments(L.b, a, batched=plan.batch > 0)
-            regs = _accumulate(L, op, plan, fa, SharedFragments(L, plan, sb, base_b), acc)
-        L.set(op.result, Tile(layout, acc.shape, regs))
-        return
-    (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
-    if usable(plan, sa, sb):
+        a_operand = RegisterFragments(L.b, a, batched=plan.batch > 0)
+        on_wgmma = plan.engine is Engine.WGMMA
+    else:
+        (sa, base_a), (sb, base_b) = _in_shared(L, plan, (a_v, b_v))
+        a_operand = (sa, base_a)
+        on_wgmma = usable(plan, sa, sb)
+    if on_wgmma:
+        deferred = wgmma_groups.deferred(L, op)
         regs = rules_dot_wgmma.accumulate(
-            L, op.parent, plan, (sa, base_a), (sb, base_b), acc.regs, wgmma_groups.deferred(L, op)
+            L, op.parent, plan, a_operand, (sb, base_b), acc.regs, deferred
         )
     else:
-        fa, fb = SharedFragments(L, plan, sa, base_a), SharedFragments(L, plan, sb, base_b)
-        regs = _accumulate(L, op, plan, fa, fb, acc)
+        fa = a_operand
+        if not isinstance(fa, RegisterFragments):
+            fa = SharedFragments(L, plan, *fa)
+        regs = _accumulate(L, op, plan, fa, SharedFragments(L, plan, sb, base_b), acc)
     L.set(op.result, Tile(layout, acc.shape, regs))
 
 
