@@ -12,7 +12,7 @@ once. With ``enable_fp_fusion=False`` each operation is rounded on its own.
 
 from __future__ import annotations
 
-from ..ir.core import Block, Op, Value, uses
+from ..ir.core import Block, Op, Value, replace_all_uses, uses
 from ..ir.ops import BinaryKind, BinaryOp, MathOp, ModuleOp
 from ..ir.types import ScalarType, element_of
 
@@ -60,14 +60,9 @@ def _fuse(block: Block, op: BinaryOp, table: dict[Value, list[Op]]) -> None:
             a = block.insert(at, MathOp("neg", [a], op.loc)).result
             at += 1
         fma = block.insert(at, MathOp("fma", [a, b, c], op.loc))
-        _replace(block, op.result, fma.result)
+        owner = block.parent.parent if block.parent is not None else None
+        assert owner is not None  # the op whose region holds the block: every use is in it
+        replace_all_uses(owner, op.result, fma.result)
         op.erase()
         mul.erase()
         return
-
-
-def _replace(block: Block, old: Value, new: Value) -> None:
-    """Every use of ``old`` (in this block and the regions nested in it) reads ``new``."""
-    for top in block.ops:
-        for o in top.walk():
-            o.operands = [new if v is old else v for v in o.operands]
