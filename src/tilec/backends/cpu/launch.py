@@ -43,6 +43,10 @@ def slot_format(spec: ArgSpec) -> str:
     return "Q" if t.kind is ir.Kind.UINT else "q"
 
 
+def _is_bf16(spec: ArgSpec) -> bool:
+    return isinstance(spec.type, ir.ScalarType) and spec.type.name == "bf16"
+
+
 def _bf16(value: Any) -> int:
     """A bf16 scalar argument's slot: the number rounded once to bf16's bits."""
     return round_float_bits(float(value), *FORMATS["bf16"])
@@ -129,15 +133,12 @@ class CpuLauncher:
 
     def _slot_value(self, i: int) -> str:
         """The generated code's expression for parameter ``i``'s slot value."""
-        t = self.params[i].type
-        return f"_bf16(v{i})" if isinstance(t, ir.ScalarType) and t.name == "bf16" else f"v{i}"
+        return f"_bf16(v{i})" if _is_bf16(self.params[i]) else f"v{i}"
 
     def _pack_error(self, values: tuple[Any, ...], exc: Exception) -> UsageError:
         for i in self._pick:
             try:
-                value = values[i]
-                if self._slot_value(i).startswith("_bf16"):
-                    value = _bf16(value)
+                value = _bf16(values[i]) if _is_bf16(self.params[i]) else values[i]
                 struct.pack("<" + slot_format(self.params[i]), value)
             except (struct.error, OverflowError, TypeError, ValueError):
                 p = self.params[i]
