@@ -138,15 +138,17 @@ class CudaDriver:
         err, dev = cu.cuCtxGetDevice()
         if err == cu.CUresult.CUDA_SUCCESS:
             return int(dev)
-        if not self.is_available():
-            raise PlatformError("no CUDA device is available (run `tilec doctor`)")
+        self._require_device()
         self.ensure_context()
         return int(check(cu.cuCtxGetDevice(), "cuCtxGetDevice"))
 
-    def _query_target(self, device: int, requested: int | None) -> Target:
-        cu = _cu()
+    def _require_device(self) -> None:
         if not self.is_available():
             raise PlatformError("no CUDA device is available (run `tilec doctor`)")
+
+    def _query_target(self, device: int, requested: int | None) -> Target:
+        cu = _cu()
+        self._require_device()
         dev = check(cu.cuDeviceGet(device), "cuDeviceGet")
         attr = cu.CUdevice_attribute
         major = check(

@@ -104,8 +104,9 @@ def deferred(L: Lowering, op: O.DotOp) -> bool:
     term, acc = loop.body.terminator, op.operands[2]
     if term is None:
         return False
-    if op.result in term.operands and term.operands.index(op.result) in L.held.get(loop, ()):
-        index = term.operands.index(op.result)
+    held = term.operands.index(op.result) if op.result in term.operands else -1
+    if held in L.held.get(loop, ()):
+        index = held
     else:  # the K loop form
         if acc.owner is not loop.body or acc.index < 1:
             return False
