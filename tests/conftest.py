@@ -7,12 +7,19 @@ started first, the short tests fill the other workers around it.
 The tests marked ``slow`` (``@pytest.mark.slow``, or listed in tests/slow.txt, which
 ``ci/slow_tests.py`` writes from measured durations) are left out of a plain ``python -m pytest``
 so that it stays quick; the summary says how many and how to run them, and CI runs them.
+
+Random inputs are the same on every run: each test seeds numpy's generators from its node id and
+``--seed`` (0 unless given), so that a failure reproduces and a tolerance that holds today holds
+tomorrow. ``--seed random`` draws a new seed, printed in the header, to look for inputs that fail.
 """
 
 from __future__ import annotations
 
+import secrets
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # Node-id prefixes, in the order they start: the tests that took longest on a 2-core machine.
@@ -46,6 +53,51 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="also run the tests marked slow, which a plain run leaves out (CI runs them)",
     )
+    parser.addoption(
+        "--seed",
+        default="0",
+        help="seed of the tests' random inputs, an integer or 'random' (default 0)",
+    )
+
+
+def _base_seed(config: pytest.Config) -> int:
+    chosen = config.getoption("--seed")
+    if chosen == "random":  # drawn once by the controller and handed to every worker
+        workerinput = getattr(config, "workerinput", None)
+        return int(workerinput["tilec_seed"]) if workerinput else _drawn_seed(config)
+    try:
+        return int(chosen)
+    except ValueError:
+        raise pytest.UsageError(f"--seed: {chosen!r} is neither an integer nor 'random'") from None
+
+
+_drawn = pytest.StashKey[int]()
+
+
+def _drawn_seed(config: pytest.Config) -> int:
+    if _drawn not in config.stash:
+        config.stash[_drawn] = secrets.randbelow(2**31)
+    return config.stash[_drawn]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # pytest-xdist: hand the controller's seed to a worker
+    node.workerinput["tilec_seed"] = _base_seed(node.config)
+
+
+@pytest.fixture(autouse=True)
+def _seeded_random_inputs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """``np.random.default_rng()`` and numpy's global generator, seeded from ``--seed`` and the
+    test's node id; a generator asked for with a seed of its own is left alone."""
+    seed = zlib.crc32(request.node.nodeid.encode()) ^ _base_seed(request.config)
+    np.random.seed(seed)
+    streams = np.random.SeedSequence(seed).spawn
+    unseeded = np.random.default_rng
+
+    def default_rng(seed=None):
+        return unseeded(streams(1)[0] if seed is None else seed)
+
+    monkeypatch.setattr(np.random, "default_rng", default_rng)
 
 
 def _rank(item: pytest.Item) -> int:
@@ -100,10 +152,11 @@ def pytest_testnodedown(node, error) -> None:  # pytest-xdist: a worker finished
         node.config.stash[_left_out] = count
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    lines = [f"random inputs: --seed {_base_seed(config)}"]
     if _leaves_out_slow(config):
-        return f"slow tests: left out (`{RUN_SLOW}` runs them too, `{ONLY_SLOW}` only them)"
-    return None
+        lines.append(f"slow tests: left out (`{RUN_SLOW}` runs them too, `{ONLY_SLOW}` only them)")
+    return lines
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
