@@ -15,11 +15,17 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 _TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
 
 
 def _flag(env: Mapping[str, str], *names: str) -> bool:
     """Whether any of ``names`` is set to a true value (1, true, yes, on)."""
     return any(env.get(name, "").strip().lower() in _TRUE for name in names)
+
+
+def _off(env: Mapping[str, str], *names: str) -> bool:
+    """Whether any of ``names`` is set to a false value (0, false, no, off)."""
+    return any(env.get(name, "").strip().lower() in _FALSE for name in names)
 
 
 def _default_cache_dir(env: Mapping[str, str]) -> Path:
@@ -71,6 +77,9 @@ class Config:
     # TILEC_DISABLE_WGMMA, or Triton's DISABLE_MMA_V3: tensor-core dots on sm_90a use mma.sync,
     # not wgmma; part of the kernel cache key
     disable_mma_v3: bool = False
+    # TILEC_DEFAULT_FP_FUSION, or Triton's TRITON_DEFAULT_FP_FUSION: whether a * b + c may run
+    # as one fused multiply-add where a launch does not pass enable_fp_fusion (default on)
+    default_fp_fusion: bool = True
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -84,7 +93,7 @@ class Config:
         return cls(
             backend=(env.get("TILEC_BACKEND") or "").strip().lower() or None,
             cache_dir=Path(cache).expanduser() if cache else _default_cache_dir(env),
-            cache_enabled=env.get("TILEC_CACHE", "1").strip().lower() not in {"0", "false", "off"},
+            cache_enabled=not _off(env, "TILEC_CACHE"),
             always_compile=_flag(env, "TILEC_ALWAYS_COMPILE", "TRITON_ALWAYS_COMPILE"),
             num_threads=int(threads) if threads.isdigit() else 0,
             print_autotuning=_flag(env, "TILEC_PRINT_AUTOTUNING", "TRITON_PRINT_AUTOTUNING"),
@@ -101,6 +110,7 @@ class Config:
             ),
             as_triton=env.get("TILEC_AS_TRITON", "").strip().lower(),
             disable_mma_v3=_flag(env, "TILEC_DISABLE_WGMMA", "DISABLE_MMA_V3"),
+            default_fp_fusion=not _off(env, "TILEC_DEFAULT_FP_FUSION", "TRITON_DEFAULT_FP_FUSION"),
         )
 
 

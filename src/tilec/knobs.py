@@ -121,13 +121,19 @@ class nvidia_knobs(base_knobs):
     libcuda_path = Knob("TRITON_LIBCUDA_PATH", "libcuda_path", _opt_str)
 
 
+class language_knobs(base_knobs):
+    group = "language"
+    default_fp_fusion = Knob("TRITON_DEFAULT_FP_FUSION", "default_fp_fusion", bool)
+
+
 cache = cache_knobs()
 compilation = compilation_knobs()
 autotuning = autotuning_knobs()
 runtime = runtime_knobs()
 nvidia = nvidia_knobs()
+language = language_knobs()
 
-_GROUPS = ("cache", "compilation", "autotuning", "runtime", "nvidia")
+_GROUPS = ("cache", "compilation", "autotuning", "runtime", "nvidia", "language")
 
 
 def __getattr__(name: str) -> Any:

@@ -40,8 +40,10 @@ def test_reset_reads_the_environment(monkeypatch):
 def test_knobs_tilec_does_not_honour_are_refused():
     with pytest.raises(UnsupportedName, match=r"knobs\.runtime\.override_arch .*debug, interpret"):
         tilec.knobs.runtime.override_arch = "sm90"
-    with pytest.raises(UnsupportedName, match=r"knobs\.language is not supported"):
-        _ = tilec.knobs.language.default_fp_fusion
+    with pytest.raises(UnsupportedName, match=r"knobs\.amd is not supported"):
+        _ = tilec.knobs.amd.use_buffer_ops
+    with pytest.raises(UnsupportedName, match=r"knobs\.language\.fp32_default .*default_fp_fusion"):
+        tilec.knobs.language.fp32_default = "ieee"
     assert not hasattr(tilec.knobs.cache, "home_dir")  # an AttributeError too
     assert set(tilec.knobs.cache.knob_descriptors) == {"dir"}
     assert tilec.knobs.cache.knob_descriptors["dir"].key == "TRITON_CACHE_DIR"

@@ -79,3 +79,26 @@ def test_a_product_used_twice_or_in_16_bits_is_not_fused() -> None:
     assert "fma" not in _tir(shared_product, "*fp32, *fp32, BLOCK=16")
     assert "fma" not in _tir(half_mul_add, "*fp16, *fp16, BLOCK=16")
     assert "fma" in _tir(half_mul_add, "*fp32, *fp32, BLOCK=16")
+
+
+def test_the_default_follows_the_language_knob() -> None:
+    # Triton's knobs.language.default_fp_fusion: the default of launches that do not say;
+    # a launch's own enable_fp_fusion still decides, and each setting keeps its own kernels
+    from tilec.compat.triton import knobs
+
+    with knobs.language.scope():
+        knobs.language.default_fp_fusion = False
+        assert knobs.language.default_fp_fusion is False
+        np.testing.assert_array_equal(_run("float32", 0), np.zeros(16))
+        np.testing.assert_array_equal(
+            _run("float32", 0, enable_fp_fusion=True), np.full(16, 2.0**-24, "float32")
+        )
+    np.testing.assert_array_equal(_run("float32", 0), np.full(16, 2.0**-24, "float32"))
+
+
+def test_the_environment_sets_the_default() -> None:
+    from tilec import config
+
+    assert config.Config.from_env({"TRITON_DEFAULT_FP_FUSION": "0"}).default_fp_fusion is False
+    assert config.Config.from_env({"TILEC_DEFAULT_FP_FUSION": "off"}).default_fp_fusion is False
+    assert config.Config.from_env({}).default_fp_fusion is True

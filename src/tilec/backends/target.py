@@ -38,6 +38,9 @@ class CompileOptions:
     num_ctas: int = 1
     maxnreg: int | None = None
     enable_fp_fusion: bool = True
+    # CUDA: fp32 exp2 flushes results below 2**-126 to zero (ex2.approx.ftz), as Triton's
+    # default; False keeps them subnormal
+    enable_reflect_ftz: bool = True
     debug: bool = False  # keep device_assert checks and bounds checks; verify IR after passes
     extra: tuple[tuple[str, object], ...] = field(default=())  # other launch kwargs, sorted
 
@@ -52,7 +55,7 @@ class CompileOptions:
             object.__setattr__(self, name, value)  # numpy integers become int (cache keys)
         if self.num_warps & (self.num_warps - 1):
             _fail(f"num_warps must be a power of 2, got {self.num_warps}")
-        for name in ("enable_fp_fusion", "debug"):
+        for name in ("enable_fp_fusion", "enable_reflect_ftz", "debug"):
             value = getattr(self, name)
             boolean = isinstance(value, numbers.Integral) or type(value).__name__ in (
                 "bool",

@@ -253,7 +253,14 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
             self._launch_fn = None  # debug mode launches through its own function
         self._cfg = cfg
         self._reset_bind()  # the launcher kind may differ under the new configuration
-        setting = (cfg.backend, cfg.interpret, cfg.debug, cfg.num_threads, cfg.disable_launcher)
+        setting = (
+            cfg.backend,
+            cfg.interpret,
+            cfg.debug,
+            cfg.num_threads,
+            cfg.disable_launcher,
+            cfg.default_fp_fusion,
+        )
         self._kernels = self._tables.setdefault(setting, {})
 
     def _argument_error(self, exc: TilecError, arguments: dict[str, Any]) -> TilecError:

@@ -72,6 +72,8 @@ def compile_options(options: dict[str, Any], debug: bool | None) -> CompileOptio
         extra["extern_libs"] = _extern_libs(extra["extern_libs"])
     if "debug" not in known:
         known["debug"] = bool(debug) if debug is not None else config.get().debug
+    if "enable_fp_fusion" not in known:
+        known["enable_fp_fusion"] = config.get().default_fp_fusion
     return CompileOptions(**known, extra=tuple(sorted(extra.items())))
 
 

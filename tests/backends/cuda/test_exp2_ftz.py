@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 import tilec
@@ -23,9 +24,11 @@ def _unary(x_ptr, y_ptr, EXP2: tl.constexpr):
     tl.store(y_ptr + offs, tl.math.exp2(x) if EXP2 else tl.exp(x))
 
 
-def _ptx(exp2: bool) -> str:
+def _ptx(exp2: bool, **options: bool) -> str:
     module = build(_unary.fn, "*fp32", "*fp32", exp2)
-    art = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_90"), CompileOptions())
+    art = CudaCompiler(assembler="none").compile(
+        module, Target("cuda", "sm_90"), CompileOptions(**options)
+    )
     ptx = art.asm["ptx"]
     assert isinstance(ptx, str)
     return ptx
@@ -34,6 +37,19 @@ def _ptx(exp2: bool) -> str:
 def test_exp2_is_one_flushing_ex2() -> None:
     ptx = _ptx(True)
     assert re.findall(r"ex2\.approx[.\w]*", ptx) == ["ex2.approx.ftz.f32"]
+
+
+def test_enable_reflect_ftz_false_keeps_subnormal_exp2_results() -> None:
+    # Triton's option: ex2.approx.ftz.f32 is in its PTX exactly when it is set (the default)
+    ptx = _ptx(True, enable_reflect_ftz=False)
+    assert re.findall(r"ex2\.approx[.\w]*", ptx) == ["ex2.approx.f32"]
+
+
+def test_the_option_is_a_launch_keyword() -> None:
+    x = np.full(128, -127.0, np.float32)
+    for ftz in (False, True):
+        launched = _unary.warmup(x, x, True, grid=(1,), enable_reflect_ftz=ftz)
+        assert launched.metadata.options.enable_reflect_ftz is ftz
 
 
 def test_exp_keeps_subnormal_results() -> None:

@@ -20,6 +20,7 @@ from ..llvm.prune import dismantle, prune
 from ..target import CompileOptions, Target
 from . import assemble, codegen, ptx_version
 from .lowering import Lowering, Rule
+from .target_info import NvptxTarget
 from .rules_atomic import RULES as ATOMIC
 from .rules_control import RULES as CONTROL
 from .rules_debug import RULES as DEBUG
@@ -108,6 +109,7 @@ def _lower(
         private,
         wgmma=_wgmma(arch),
         defer_wgmma=defer_wgmma,
+        target=NvptxTarget(_arch_number(arch), flush_exp2=options.enable_reflect_ftz),
     )
     try:
         lowering.run()

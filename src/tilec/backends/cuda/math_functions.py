@@ -23,22 +23,35 @@ LN2 = 0.6931471805599453
 
 
 def apply(
-    b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool, arch: int = 80
+    b: ir.IRBuilder,
+    fn: str,
+    args: list[ir.Value],
+    elem: ScalarType,
+    fast: bool,
+    arch: int = 80,
+    flush_exp2: bool = True,
 ) -> ir.Value:
-    """``fn`` applied to one element of type ``elem``."""
+    """``fn`` applied to one element of type ``elem``; ``flush_exp2``: fp32 exp2 results below
+    2**-126 become zero (Triton's ``enable_reflect_ftz``, on by default)."""
     if elem.is_int():
         return exact_math.integer(b, fn, args, elem)
     if fn in exact_math.PREDICATES:
         return exact_math.predicate(b, fn, args[0])
     if elem.bits < 32 and not math_table.row(fn).exact16:
         wide = [b.fpext(a, F32) if is_float(a.type) else a for a in args]
-        out = _float(b, fn, wide, 32, fast, arch)
+        out = _float(b, fn, wide, 32, fast, arch, flush_exp2)
         return b.fptrunc(out, args[0].type) if is_float(out.type) else out
-    return _float(b, fn, args, elem.bits, fast, arch)
+    return _float(b, fn, args, elem.bits, fast, arch, flush_exp2)
 
 
 def _float(
-    b: ir.IRBuilder, fn: str, args: list[ir.Value], bits: int, fast: bool, arch: int
+    b: ir.IRBuilder,
+    fn: str,
+    args: list[ir.Value],
+    bits: int,
+    fast: bool,
+    arch: int,
+    flush_exp2: bool,
 ) -> ir.Value:
     entry = math_table.row(fn).cuda
     if entry is None:
@@ -46,14 +59,20 @@ def _float(
     if entry.via is Via.INTRINSIC:
         return llvm_intr.call(b, entry.name, args)
     if entry.via is Via.OWN:
-        got = _own(b, fn, args, bits == 32, fast, arch)
+        got = _own(b, fn, args, bits == 32, fast, arch, flush_exp2)
         if got is not None:
             return got
     return _libdevice(b, fn, entry, args, bits == 32)
 
 
 def _own(
-    b: ir.IRBuilder, fn: str, args: list[ir.Value], f32: bool, fast: bool, arch: int
+    b: ir.IRBuilder,
+    fn: str,
+    args: list[ir.Value],
+    f32: bool,
+    fast: bool,
+    arch: int,
+    flush_exp2: bool,
 ) -> ir.Value | None:
     """Fast NVPTX code where it applies; None leaves the function to libdevice."""
     x = args[0]
@@ -70,7 +89,7 @@ def _own(
         root = b.call(sqrt, [x], fastmath=("afn",))
         return b.fdiv(ir.Constant(F32, 1.0), root, flags=("arcp", "afn"))
     if f32 and fn in ("exp", "exp2", "log", "log2"):
-        return _fast_exp_log(b, fn, x)
+        return _fast_exp_log(b, fn, x, flush_exp2)
     if (
         f32 and fast and (fn in ("sin", "cos") or (fn == "tanh" and arch >= 75))
     ):  # tanh.approx: sm_75+
@@ -81,11 +100,11 @@ def _own(
     return None
 
 
-def _fast_exp_log(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
+def _fast_exp_log(b: ir.IRBuilder, fn: str, x: ir.Value, flush_exp2: bool) -> ir.Value:
     if fn == "exp":
         return intr.ex2_approx(b, b.fmul(x, ir.Constant(F32, LOG2E)))
-    if fn == "exp2":  # as Triton's (libdevice's exp2f, subnormal results flushed)
-        return intr.ex2_approx(b, x, ftz=True)
+    if fn == "exp2":  # as Triton's (libdevice's exp2f; subnormal results flushed by default)
+        return intr.ex2_approx(b, x, ftz=flush_exp2)
     lg = intr.lg2_approx(b, x)
     return b.fmul(lg, ir.Constant(F32, LN2)) if fn == "log" else lg
 

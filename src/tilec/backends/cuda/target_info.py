@@ -224,6 +224,7 @@ class NvptxTarget:
     ``shfl.sync``, and the CUDA runtime's ``vprintf`` and ``__assertfail``."""
 
     arch: int = 80  # the compute capability (bf16 atomic adds need 90, tanh.approx 75)
+    flush_exp2: bool = True  # fp32 exp2 as ex2.approx.ftz (CompileOptions.enable_reflect_ftz)
     warp_size: int = WARP_SIZE
     vector_bytes: int = 16  # ld/st .v4.b32
     kernel_convention: str = "ptx_kernel"
@@ -326,7 +327,7 @@ class NvptxTarget:
     def math(
         self, b: ir.IRBuilder, fn: str, args: list[ir.Value], elem: ScalarType, fast: bool
     ) -> ir.Value:
-        return math_functions.apply(b, fn, args, elem, fast, self.arch)
+        return math_functions.apply(b, fn, args, elem, fast, self.arch, self.flush_exp2)
 
     def shift(
         self, b: ir.IRBuilder, kind: O.BinaryKind, signed: bool, x: ir.Value, y: ir.Value
