@@ -250,3 +250,75 @@ def test_a_negative_int32_widened_to_uint64_converts_as_the_uint64() -> None:
     _int32_via_uint64_to_fp32[(1,)](np.array([-5], np.int32), out)
     want = [float(np.float32(float(2**64 - k))) for k in (5, 6, 7, 8)]
     assert out.tolist() == want
+
+
+@tilec.jit
+def _neg_abs(x_ptr, neg_ptr, abs_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(neg_ptr + offs, -x)
+    tl.store(abs_ptr + offs, tl.abs(x))
+    s = tl.load(x_ptr)  # the scalar path too
+    tl.store(neg_ptr + N, -s)
+    tl.store(abs_ptr + N, tl.abs(s))
+
+
+# signalling NaNs (quiet bit clear), quiet NaNs with payloads, zeros, subnormals, infinities,
+# the largest and smallest normals, ordinary numbers
+_SIGN_BIT_INPUTS = {
+    "float16": [0x7D00, 0xFD01, 0x7C01, 0x7E00, 0xFE55, 0x7FFF, 0xFFFF, 0x8000, 0x0000, 0x0001,
+                0x8001, 0x7C00, 0xFC00, 0x7BFF, 0x0400, 0xC123],
+    "bfloat16": [0x7F81, 0xFF81, 0x7FA0, 0x7FC0, 0xFFC5, 0x7FFF, 0xFFFF, 0x8000, 0x0000, 0x0001,
+                 0x8001, 0x7F80, 0xFF80, 0x7F7F, 0x0080, 0xC123],
+}  # fmt: skip
+
+
+def _bits16(values: list[int], dtype: str):
+    raw = torch.from_numpy(np.array(values, np.uint16).view(np.int16).copy())
+    return raw.view(getattr(torch, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_fp16_bf16_neg_and_abs_only_touch_the_sign_bit(dtype: str) -> None:
+    # neg and abs are bit operations in Triton (CUDA's neg/abs.f16/bf16): a signalling NaN keeps
+    # its quiet bit clear. Through an fp32 round trip the CPU quieted it (bf16 0x7F81 -> 0xFFC1)
+    bits = _SIGN_BIT_INPUTS[dtype]
+    n = len(bits)
+    neg, abs_ = (_bits16([0xA5A5] * (n + 1), dtype) for _ in range(2))
+    _neg_abs[(1,)](_bits16(bits, dtype), neg, abs_, N=n)
+    got_neg = neg.view(torch.int16).numpy().view(np.uint16).tolist()
+    got_abs = abs_.view(torch.int16).numpy().view(np.uint16).tolist()
+    assert got_neg[:n] == [v ^ 0x8000 for v in bits]
+    assert got_abs[:n] == [v & 0x7FFF for v in bits]
+    assert (got_neg[n], got_abs[n]) == (bits[0] ^ 0x8000, bits[0] & 0x7FFF)
+
+
+@pytest.mark.parametrize("fn", ["neg", "abs"])
+def test_fp16_neg_and_abs_keep_a_signalling_nan_without_f16c(fn: str) -> None:
+    # a CPU without native fp16 conversions (baseline x86-64) widened through integer code that
+    # quiets NaNs: 0x7D00 became 0xFF00. The element code, compiled for the host with that path
+    import ctypes
+
+    import llvmlite.binding as llvm
+    from llvmlite import ir
+
+    from tilec.backends.cpu.mathops import emit_math
+    from tilec.backends.cpu.scalar import native_half
+    from tilec.ir.types import float16
+
+    module = ir.Module()
+    module.triple = llvm.get_process_triple()
+    i16 = ir.IntType(16)
+    f = ir.Function(module, ir.FunctionType(i16, [i16]), "f")
+    b = ir.IRBuilder(f.append_basic_block())
+    with native_half(False):
+        b.ret(b.bitcast(emit_math(b, fn, float16, [b.bitcast(f.args[0], ir.HalfType())]), i16))
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), machine)
+    engine.finalize_object()
+    call = ctypes.CFUNCTYPE(ctypes.c_uint16, ctypes.c_uint16)(engine.get_function_address("f"))
+    bits = _SIGN_BIT_INPUTS["float16"]
+    want = [v ^ 0x8000 if fn == "neg" else v & 0x7FFF for v in bits]
+    assert [call(v) for v in bits] == want

@@ -34,12 +34,25 @@ def emit_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) 
         return exact_math.integer(b, fn, args, elem)
     if fn in exact_math.PREDICATES:
         return exact_math.predicate(b, fn, to_compute(b, args[0], elem))
+    if fn in _SIGN_MASKS and elem.bits == 16:
+        return _sign_bit(b, fn, args[0])
     xs = [to_compute(b, a, elem) if i == 0 or fn != "ldexp" else a for i, a in enumerate(args)]
     if fn == "ilogb":
         return _library(b, _entry(fn), xs, T.i32)
     if fn == "fma" and elem.bits == 16:  # one rounding, as the native fma.rn.f16/bf16
         return from_compute(b, S.fma_to_odd(b, *xs), elem)
     return from_compute(b, _float_math(b, fn, xs), elem)
+
+
+_SIGN_MASKS = {"neg": ("xor", 0x8000), "abs": ("and_", 0x7FFF)}
+
+
+def _sign_bit(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
+    """fp16/bf16 neg and abs on the storage bits: they flip or clear the sign bit and nothing
+    else, as on GPUs. Through fp32 the round trip would quiet a signalling NaN."""
+    method, mask = _SIGN_MASKS[fn]
+    bits = b.bitcast(x, T.i16)
+    return b.bitcast(getattr(b, method)(bits, ir.Constant(T.i16, mask)), x.type)
 
 
 def _entry(fn: str) -> Entry:
