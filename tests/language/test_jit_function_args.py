@@ -13,6 +13,7 @@ from support.run import jit, poisoned, random
 from tilec import config
 from tilec.backends.target import CompileOptions, Target
 from tilec.runtime import compiler
+from tilec.runtime import describers as D
 from tilec.runtime import specialize as S
 
 
@@ -52,11 +53,11 @@ def test_changed_function_is_compiled_again(kernel, tmp_path):
 
 def test_disk_cache_key_follows_the_function_source():
     helper = _helper()
-    specs = (S.spec_from_key("f", S.constexpr_key(helper), True),)
+    specs = (S.spec_from_key("f", D.constexpr_key(helper), True),)
     target, options = Target("cpu", "generic"), CompileOptions()
     before = compiler.cache_key(apply_constexpr, specs, target, options)
     helper._unsafe_update_src("def scale(x):\n    return x * 3\n")
-    specs = (S.spec_from_key("f", S.constexpr_key(helper), True),)
+    specs = (S.spec_from_key("f", D.constexpr_key(helper), True),)
     assert compiler.cache_key(apply_constexpr, specs, target, options) != before
 
 

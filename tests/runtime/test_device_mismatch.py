@@ -164,12 +164,12 @@ def test_torch_tensors_on_the_other_device_on_a_gpu(path):
 def test_the_generic_torch_describer_with_empty_key_tables(monkeypatch):
     """The describer launch code built before ``import torch`` uses, before any tensor was
     seen: an empty key table is still the host table."""
-    from tilec.runtime import specialize
+    from tilec.runtime import describers
 
-    monkeypatch.setattr(specialize, "TORCH_HOST_KEYS", {})
-    monkeypatch.setattr(specialize, "TORCH_DEVICE_KEYS", {})
+    monkeypatch.setattr(describers, "TORCH_HOST_KEYS", {})
+    monkeypatch.setattr(describers, "TORCH_DEVICE_KEYS", {})
     t = torch.zeros(4)
-    key, address = specialize.describe(t)
+    key, address = describers.describe(t)
     assert (key.device, str(key.element), address) == ("cpu", "fp32", t.data_ptr())
     with pytest.raises(UsageError, match="a 'meta' tensor"):
-        specialize.describe(torch.empty(4, device="meta"))
+        describers.describe(torch.empty(4, device="meta"))

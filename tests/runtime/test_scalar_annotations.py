@@ -7,8 +7,9 @@ import tilec
 import tilec.language as tl
 from tilec.errors import IntegerOverflowError, UsageError
 from tilec.ir.argspec import ArgKind
-from tilec.runtime import specialize
+from tilec.runtime import describers
 from tilec.runtime.annotations import annotated_scalar
+from tilec.runtime.arg_keys import FP32
 
 
 @tilec.jit
@@ -112,7 +113,7 @@ def test_annotated_int_keeps_divisibility_but_never_folds_one() -> None:
 
 def test_unspecialized_float_stays_a_float() -> None:
     # the key without value facts must keep fp32's type code (it used to read as a bool)
-    assert specialize._unspecialized_key(specialize.FP32) == specialize.FP32
+    assert describers._unspecialized_key(FP32) == FP32
     out = _poisoned(np.float32)
     unspecialized_float[(1,)](out, 2.5)
     assert out[0] == 2.5

@@ -8,6 +8,7 @@ import pytest
 from tilec.errors import UsageError
 from tilec.ir import types as ir
 from tilec.ir.argspec import ArgKind, leaves
+from tilec.runtime import describers as D
 from tilec.runtime import specialize as S
 
 torch = pytest.importorskip("torch")  # wheel tests and bare installs have no torch
@@ -53,7 +54,7 @@ def test_do_not_specialize_keeps_only_the_type():
 
 def test_constexpr_by_value_and_type():
     assert _spec(128, constexpr=True).value == 128
-    assert S.constexpr_key(1) != S.constexpr_key(True)
+    assert D.constexpr_key(1) != D.constexpr_key(True)
     assert _spec(ir.float16, constexpr=True).value is ir.float16
     with pytest.raises(UsageError, match="hashable"):
         _spec([1, 2], constexpr=True)
@@ -79,7 +80,7 @@ def test_numpy_arrays(dtype, expected):
     a = np.zeros(64, dtype)
     spec = _spec(a)
     assert spec.kind is ArgKind.POINTER and spec.type == ir.PointerType(expected)
-    key, address = S.describe(a)
+    key, address = D.describe(a)
     assert address == a.ctypes.data and key.device == "cpu"
 
 
@@ -87,7 +88,7 @@ def test_alignment_follows_the_address():
     a = np.zeros(64, np.float32)
     assert _spec(a).divisible_by_16 == (a.ctypes.data % 16 == 0)
     assert not _spec(a[1:]).divisible_by_16  # 4 bytes further
-    _, address = S.describe(a[1:])
+    _, address = D.describe(a[1:])
     assert address == a.ctypes.data + 4
 
 
@@ -100,7 +101,7 @@ def test_torch_tensors_by_duck_typing(dtype, expected):
     t = torch.zeros(32, dtype=dtype)
     spec = _spec(t)
     assert spec.type == ir.PointerType(expected)
-    key, address = S.describe(t)
+    key, address = D.describe(t)
     assert address == t.data_ptr() and key.device == "cpu"
 
 
@@ -118,7 +119,7 @@ class _CudaArray:
 def test_array_interfaces():
     base = np.zeros(8, np.int16)
     assert _spec(_HostArray(base)).type == ir.PointerType(ir.int16)
-    key, address = S.describe(_CudaArray())
+    key, address = D.describe(_CudaArray())
     assert (key.device, key.element, key.aligned, address) == (
         "cuda",
         ir.float16,
@@ -140,7 +141,7 @@ class _DLPackOnly:
 
 def test_dlpack_only_objects():
     t = torch.arange(8, dtype=torch.bfloat16)[2:]
-    key, address = S.describe(_DLPackOnly(t))
+    key, address = D.describe(_DLPackOnly(t))
     assert address == t.data_ptr() and key.element == ir.bfloat16 and key.device == "cpu"
 
 
@@ -152,14 +153,14 @@ def test_unsupported_types_are_named():
 
 
 def test_tensor_descriptor_key_carries_base_block_and_padding():
-    from tilec.runtime.specialize import DescriptorKey
+    from tilec.runtime.arg_keys import DescriptorKey
     from tilec.tools.tensor_descriptor import TensorDescriptor
 
     a = np.zeros((16, 16), np.float32)
-    key, value = S.describe(TensorDescriptor.from_tensor(a, [8, 8]))
+    key, value = D.describe(TensorDescriptor.from_tensor(a, [8, 8]))
     assert type(key) is DescriptorKey and value.base is a
     assert (key.base.element, key.block_shape, key.padding) == (ir.float32, (8, 8), "zero")
-    assert S.describe(TensorDescriptor.from_tensor(np.ones((32, 8), np.float32), [8, 8]))[0] is key
+    assert D.describe(TensorDescriptor.from_tensor(np.ones((32, 8), np.float32), [8, 8]))[0] is key
     # (at the top level descriptor_args wraps it; inside a tuple the kernel rebuilds it)
     spec = S.spec_from_key("d", key, False)
     assert spec.kind is ArgKind.DESCRIPTOR and spec.value[:2] == ((8, 8), "zero")
@@ -168,18 +169,18 @@ def test_tensor_descriptor_key_carries_base_block_and_padding():
 
 
 def test_mixed_devices_name_the_arguments():
-    keys = [S.describe(np.zeros(4, np.float32))[0], S.describe(_CudaArray())[0], S.describe(3)[0]]
+    keys = [D.describe(np.zeros(4, np.float32))[0], D.describe(_CudaArray())[0], D.describe(3)[0]]
     with pytest.raises(UsageError, match="cpu: x; cuda: y"):
         S.choose_device(["x", "y", "n"], keys, None)
 
 
 def test_forced_backend_must_match_the_arrays():
-    keys = [S.describe(np.zeros(4, np.float32))[0]]
+    keys = [D.describe(np.zeros(4, np.float32))[0]]
     assert S.choose_device(["x"], keys, "cpu") == "cpu"
     with pytest.raises(UsageError, match=r"'cuda' backend was requested.*x"):
         S.choose_device(["x"], keys, "cuda")
-    assert S.choose_device(["n"], [S.describe(3)[0]], "cuda") == "cuda"
-    assert S.choose_device(["n"], [S.describe(3)[0]], None) is None
+    assert S.choose_device(["n"], [D.describe(3)[0]], "cuda") == "cuda"
+    assert S.choose_device(["n"], [D.describe(3)[0]], None) is None
 
 
 def test_byte_swapped_numpy_arrays_are_rejected():

@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import config as _config
 from ..errors import CompileError, LaunchError, TilecError, UsageError
-from . import driver, specialize
+from . import describers, driver, specialize
 from .autotune import Config, KernelInterface, _base_jit, _restore, _snapshot, _zero
 from .cache import _atomic_write
 from .testing import do_bench as _do_bench
@@ -153,7 +153,7 @@ class Autotuner(KernelInterface):
         keys, names = [], []
         for name, value in named.items():
             try:
-                keys.append(specialize.describe(value)[0])
+                keys.append(describers.describe(value)[0])
                 names.append(name)
             except TilecError:
                 continue  # constexprs and the like say nothing about the device

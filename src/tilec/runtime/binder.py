@@ -23,8 +23,9 @@ from ..backends.base import normalize_grid
 from ..constexpr import is_constexpr_annotation
 from ..errors import CompileError, TilecError, UsageError
 from ..ir.types import ScalarType
-from . import numpy_struct, specialize
+from . import describers, numpy_struct
 from .annotations import annotated_describer, annotated_scalar
+from .arg_keys import FP32, I32, ONE
 
 Launch = Callable[..., Any]
 
@@ -164,7 +165,7 @@ def _describe_lines(
         f"elif _tilec_c is int and -0x80000000 <= {a} < 0x80000000:",
         f"    {v} = {a}; {k} = 1 if {a} == 1 else (2 if {a} & 15 else 3)",
         "elif _tilec_c is float:",
-        f"    {v} = {a}; {k} = {specialize.FP32}",
+        f"    {v} = {a}; {k} = {FP32}",
         "else:",
         f"    {k}, {v} = (_tilec_D.get(_tilec_c) or _tilec_r(_tilec_c))({a})",
     ]
@@ -248,25 +249,25 @@ def make_launch(jit: Any, name: str, params: Sequence[Parameter]) -> Launch:
     launch = namespace["_tilec_factory"](
         jit,
         config,
-        specialize.DESCRIBERS,
-        specialize.describer,
-        specialize.describe_unspecialized,
-        specialize.constexpr_key,
+        describers.DESCRIBERS,
+        describers.describer,
+        describers.describe_unspecialized,
+        describers.constexpr_key,
         _defaults(params),
         evaluate_grid,
         fast_np[0] if fast_np else _Never,
         fast_np[1] if fast_np else 0,
-        specialize.NUMPY_KEYS,
-        specialize.numpy_keys,
+        describers.NUMPY_KEYS,
+        describers.numpy_keys,
         getattr(torch, "Tensor", _Never),
-        specialize.TORCH_HOST_KEYS,
-        specialize.TORCH_DEVICE_KEYS,
-        specialize.torch_keys,
+        describers.TORCH_HOST_KEYS,
+        describers.TORCH_DEVICE_KEYS,
+        describers.torch_keys,
         numpy_struct.memory_words() if fast_np else None,
         id,
         TilecError,
         read_only_error,
-        specialize.torch_device_error,
+        describers.torch_device_error,
         read_only_leaf,
         annotated_describers(params),
     )
@@ -300,16 +301,16 @@ def native_dispatcher(jit: Any, launch: Launch, params: Sequence[Parameter]) -> 
         fast_np[1] if fast_np else 0,
         layout.flags,
         layout.descr,
-        specialize.NUMPY_KEYS,
+        describers.NUMPY_KEYS,
         getattr(torch, "Tensor", None),
-        specialize.TORCH_HOST_KEYS,
-        specialize.TORCH_DEVICE_KEYS,
+        describers.TORCH_HOST_KEYS,
+        describers.TORCH_DEVICE_KEYS,
         _torch_getters(torch),
         _torch_exchange(torch),
-        specialize.DESCRIBERS,
-        specialize.constexpr_key,
-        specialize.describe_unspecialized,
-        (specialize.ONE, specialize.I32, specialize.I32 + 1, specialize.FP32),
+        describers.DESCRIBERS,
+        describers.constexpr_key,
+        describers.describe_unspecialized,
+        (ONE, I32, I32 + 1, FP32),
         jit._guard.watch if jit._guard is not None else None,
     )
 
@@ -334,7 +335,7 @@ def _torch_exchange(torch: Any) -> tuple[Any, dict[int, Any]] | None:
     return (exchange.capsule, exchange.dtypes) if exchange is not None else None
 
 
-def annotated_describers(params: Sequence[Parameter]) -> tuple[specialize.Describer | None, ...]:
+def annotated_describers(params: Sequence[Parameter]) -> tuple[describers.Describer | None, ...]:
     """Each parameter's describer for the type its annotation fixes, None where it has none."""
     return tuple(
         None

@@ -14,10 +14,13 @@ import os
 # Subpackages of tilec whose code decides what a kernel compiles to (platform: the CUDA
 # toolchain search picks libdevice and the assembler).
 COMPILER_PACKAGES = ("language", "frontend", "ir", "passes", "backends", "platform")
-# Modules outside them that shape the compiled artifact: the runtime's pipeline, ArgSpecs and
-# written-parameter analysis kept in its metadata, and the kernel source text the frontend parses.
+# Modules outside them that shape the compiled artifact: the runtime's pipeline, ArgSpecs (and
+# the key parts and describers they come from), written-parameter analysis kept in its metadata,
+# and the kernel source text the frontend parses.
 COMPILER_MODULES = (
+    "runtime/arg_keys.py",
     "runtime/compiler.py",
+    "runtime/describers.py",
     "runtime/specialize.py",
     "runtime/written_params.py",
     "source_text.py",

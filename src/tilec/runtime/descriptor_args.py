@@ -19,16 +19,16 @@ from typing import Any
 
 from .. import config
 from ..errors import UnsupportedFeature, UsageError
-from . import specialize
+from . import describers
+from .arg_keys import I64, DescriptorKey
 from .kernel import LaunchedKernel
-from .specialize import I64, DescriptorKey
 
 _KERNELS: dict[str, Any] = {}  # fingerprint -> the JITFunction a wrapper calls
 
 
 def flatten(d: Any) -> tuple[int, ...]:
     """The wrapper's runtime values for one descriptor: base address, shape, outer strides."""
-    address = specialize.describe(d.base)[1]
+    address = describers.describe(d.base)[1]
     return (address, *(int(s) for s in d.shape), *(int(s) for s in list(d.strides)[:-1]))
 
 

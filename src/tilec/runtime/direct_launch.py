@@ -17,7 +17,8 @@ from ..backends.artifacts import KernelMetadata
 from ..errors import TilecError, UsageError
 from ..ir import types as ir
 from ..ir.argspec import ArgKind, ArgSpec
-from . import specialize
+from . import describers, specialize
+from .arg_keys import PointerKey
 
 # the types a compiled scalar parameter accepts values of (by the value's key type); a float
 # parameter takes Python ints too, as Triton's launcher converts them; a parameter whose
@@ -38,12 +39,12 @@ def _mismatch(spec: ArgSpec, key: Any, device: str) -> str | None:
     """Why an argument with key part ``key`` cannot be passed for ``spec``, or None if it fits."""
     compiled = f"the kernel was compiled for {spec}"
     if spec.kind is ArgKind.CONSTEXPR:
-        same = key == specialize.constexpr_key(spec.value)
+        same = key == describers.constexpr_key(spec.value)
         return None if same else compiled
     if spec.kind is ArgKind.NONE:
         return None if key is None else compiled
     if spec.kind is ArgKind.POINTER:
-        if type(key) is not specialize.PointerKey:
+        if type(key) is not PointerKey:
             return compiled
         assert isinstance(spec.type, ir.PointerType)
         if key.device != device:
@@ -101,9 +102,9 @@ class DirectLaunch:
         for spec, fits, arg in zip(self.params, self._fits, args):
             try:
                 if spec.kind is ArgKind.CONSTEXPR:
-                    key, value = specialize.constexpr_key(arg), arg
+                    key, value = describers.constexpr_key(arg), arg
                 else:
-                    key, value = specialize.describe(arg)
+                    key, value = describers.describe(arg)
             except TilecError as exc:
                 raise type(exc)(f"{self.kernel.name}: argument {spec.name!r}: {exc}") from None
             if key not in fits:

@@ -21,7 +21,7 @@ from ..backends.target import Target
 from ..errors import LaunchArgumentError, LaunchError, TilecError, UnsupportedFeature, UsageError
 from ..ir.argspec import leaves
 from ..source_text import def_text, recover_exec_source, with_text
-from . import checked_kernel, compiler, descriptor_args, fingerprint, kernel, specialize
+from . import checked_kernel, compiler, describers, descriptor_args, fingerprint, kernel, specialize
 from .binder import (
     MISSING,
     check_specializable,
@@ -367,7 +367,7 @@ def _rebuild_launches() -> None:
         jit_function._rebuild_launch()
 
 
-specialize.TORCH_SEEN_HOOKS.append(_rebuild_launches)
+describers.TORCH_SEEN_HOOKS.append(_rebuild_launches)
 
 
 @overload

@@ -4,7 +4,7 @@ Triton's way to hand a kernel unsigned or fp8 data that the host library has no 
 int16 torch tensor read as ``tl.uint16``): a ``TensorWrapper`` carries the base array and the tl
 dtype (a torch or numpy dtype is taken as the tl dtype of the same name), and the launcher describes it as the base array's memory with that element type. The
 native launcher does not know the wrapper, so it goes through the Python describer
-(specialize.py), as every type unknown to the native one does.
+(describers.py), as every type unknown to the native one does.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tuple kernel arguments: the compiled kernel takes one parameter per leaf.
 
 A tuple argument's specialization key holds its elements' keys and its launch value is the flat
-tuple of its leaves' values (specialize.py); the frontend rebuilds the tuple from the leaf
+tuple of its leaves' values (describers.py); the frontend rebuilds the tuple from the leaf
 parameters (named ``x[0]``, ``x[1][0]`` ...; a TensorDescriptor element from its base, shape
 and outer strides). ``TupleKernel`` splices those flat values into the launch, so every backend
 and launcher sees ordinary pointer, scalar and constexpr parameters.
