@@ -5,6 +5,11 @@
 # Expects tilec's native launcher built in place (ci/build_inplace.sh) or buildable here.
 #
 #   OUT=/tmp/x FUZZ_COUNT=10000 STEPS="doctor tests fuzz bench" bash ci/gpu_check.sh
+#
+# Steps beyond the default ones: fuzzcpu, launch, mmav2 (bench/gpu.py with tensor-core dots on
+# mma.sync, DISABLE_MMA_V3=1), inductor (torch.compile graphs, bench/inductor_gpu.py --quick),
+# doctutorials (the docs' tutorials with their tables, -rP), tutorials (Triton's own tutorials
+# beside the installed Triton, from the checkout TRITON names: TUTORIALS="02 05").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-check}"
@@ -53,6 +58,16 @@ for s in $steps; do
         --json "$out/fuzz-cpu.json" ;;
     bench) step bench "${BENCH_TIMEOUT:-900}" "$py" bench/gpu.py --out "$out" ;;
     launch) step launch 300 "$py" bench/launch.py --device cuda ;;
+    mmav2)
+      mkdir -p "$out/mmav2"
+      step mmav2 "${BENCH_TIMEOUT:-900}" env DISABLE_MMA_V3=1 "$py" bench/gpu.py --out "$out/mmav2" ;;
+    inductor)
+      step inductor "${INDUCTOR_TIMEOUT:-600}" "$py" bench/inductor_gpu.py --quick --out "$out" ;;
+    doctutorials)
+      step doctutorials 600 "$py" -m pytest -q -m gpu -rP -p no:cacheprovider tests/docs/test_tutorials.py ;;
+    tutorials)
+      step tutorials "${TUTORIALS_TIMEOUT:-900}" "$py" bench/tutorials.py "${TRITON:?TRITON names a Triton checkout}" \
+        ${TUTORIALS:-02 05} --out "$out" ;;
     *) echo "unknown step $s" >&2 ;;
   esac
 done
