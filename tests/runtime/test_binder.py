@@ -8,7 +8,8 @@ import pytest
 import tilec
 import tilec.language as tl
 from tilec.errors import UnsupportedFeature, UsageError
-from tilec.runtime.binder import Parameter, generate_source
+from tilec.runtime.binder import generate_source
+from tilec.runtime.parameters import Parameter
 
 from .fake_backend import PROGRAMS
 

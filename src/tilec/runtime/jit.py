@@ -22,22 +22,14 @@ from ..errors import LaunchArgumentError, LaunchError, TilecError, UnsupportedFe
 from ..ir.argspec import leaves
 from ..source_text import def_text, recover_exec_source, with_text
 from . import checked_kernel, compiler, describers, descriptor_args, fingerprint, kernel, specialize
-from .binder import (
-    MISSING,
-    check_specializable,
-    is_read_only,
-    launch_refusal,
-    make_launch,
-    native_dispatcher,
-    parameters_of,
-    read_only_error,
-    read_only_leaf,
-    split_leaf,
-)
+from .binder import make_launch
 from .global_guard import GlobalGuard
 from .kernel import LaunchedKernel
 from .kernel_repr import KernelRepr, specialization_proxy, symbol_name
 from .launch_options import check_for_backend, compile_options, hashable_options
+from .native_dispatcher import native_dispatcher
+from .parameters import MISSING, check_specializable, launch_refusal, parameters_of
+from .read_only import is_read_only, read_only_error, read_only_leaf, split_leaf
 from .reinterpret import TensorWrapper, reinterpret, type_canonicalisation_dict  # noqa: F401
 from .tuple_args import TupleKernel, tuple_positions
 
