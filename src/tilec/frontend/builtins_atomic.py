@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import TileTypeError
 from ..ir import types as T
-from ..ir.ops import AtomicKind
+from ..ir.ops import AtomicKind, MemoryScope, MemorySemantic, Ordering
 from ..ir.types import ScalarType
 from . import semantics as S
 from .builtin import builtin
@@ -15,18 +15,16 @@ from .pointers import _check_fits, _mask, _pointer
 from .values import Tensor, unwrap
 
 # -- atomics -------------------------------------------------------------------------------
-_SEMS = ("acq_rel", "acquire", "release", "relaxed")
-
-_SCOPES = ("gpu", "cta", "sys")
 
 
-def _sem_scope(sem: Any, scope: Any) -> tuple[str, str]:
+def _ordering(sem: Any, scope: Any) -> Ordering:
     s, sc = unwrap(sem) or "acq_rel", unwrap(scope) or "gpu"
-    if s not in _SEMS:
-        raise TileTypeError(f"sem {s!r} is not supported; use one of {list(_SEMS)}")
-    if sc not in _SCOPES:
-        raise TileTypeError(f"scope {sc!r} is not supported; use one of {list(_SCOPES)}")
-    return s, sc
+    sems, scopes = [m.value for m in MemorySemantic], [m.value for m in MemoryScope]
+    if s not in sems:
+        raise TileTypeError(f"sem {s!r} is not supported; use one of {sems}")
+    if sc not in scopes:
+        raise TileTypeError(f"scope {sc!r} is not supported; use one of {scopes}")
+    return Ordering(MemorySemantic(s), MemoryScope(sc))
 
 
 def _atomic_operands(
@@ -67,9 +65,9 @@ def _rmw(kind: AtomicKind, name: str, ints_only: bool = False) -> Any:
         ptr, v, m = _atomic_operands(ctx, pointer, val, mask, name)
         if ints_only and not v.dtype.is_int():
             raise TileTypeError(f"{name} needs integer elements, got {v.dtype}")
-        s, sc = _sem_scope(sem, scope)
+        order = _ordering(sem, scope)
         return Tensor(
-            ctx.b.atomic_rmw(kind, ptr.value, v.value, m.value if m is not None else None, s, sc)
+            ctx.b.atomic_rmw(kind, ptr.value, v.value, m.value if m is not None else None, order)
         )
 
     impl.__doc__ = f"Atomic {kind.value}: returns the old values."
@@ -100,5 +98,4 @@ def atomic_cas(
     ptr, c, _ = _atomic_operands(ctx, ptr, cmp, None, "atomic_cas")
     if v.shape != ptr.shape:
         v = S.broadcast_to(ctx.b, v, ptr.shape)
-    s, sc = _sem_scope(sem, scope)
-    return Tensor(ctx.b.atomic_cas(ptr.value, c.value, v.value, s, sc))
+    return Tensor(ctx.b.atomic_cas(ptr.value, c.value, v.value, _ordering(sem, scope)))

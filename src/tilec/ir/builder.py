@@ -153,15 +153,14 @@ class Builder:
         ptr: Value,
         value: Value,
         mask: Value | None = None,
-        sem: str = "acq_rel",
-        scope: str = "gpu",
+        ordering: O.Ordering = O.DEFAULT_ORDERING,
     ) -> Value:
-        return self.insert(O.AtomicRMWOp(kind, ptr, value, mask, self.loc, sem, scope)).result
+        return self.insert(O.AtomicRMWOp(kind, ptr, value, mask, self.loc, ordering)).result
 
     def atomic_cas(
-        self, ptr: Value, cmp: Value, value: Value, sem: str = "acq_rel", scope: str = "gpu"
+        self, ptr: Value, cmp: Value, value: Value, ordering: O.Ordering = O.DEFAULT_ORDERING
     ) -> Value:
-        return self.insert(O.AtomicCASOp(ptr, cmp, value, self.loc, sem, scope)).result
+        return self.insert(O.AtomicCASOp(ptr, cmp, value, self.loc, ordering)).result
 
     def dot(
         self,

@@ -101,8 +101,7 @@ class OtherGpu(NvptxTarget):
         val: ir.Value,
         pred: ir.Value,
         elem: ScalarType,
-        sem: str,
-        scope: str,
+        order: O.Ordering,
     ) -> ir.Value:
         return _call(b, f"other_atomic_{kind.value}", [ptr, val, pred], val.type)
 
@@ -114,8 +113,7 @@ class OtherGpu(NvptxTarget):
         val: ir.Value,
         pred: ir.Value,
         elem: ScalarType,
-        sem: str,
-        scope: str,
+        order: O.Ordering,
     ) -> ir.Value:
         return _call(b, "other_atomic_cas", [ptr, cmp, val, pred], val.type)
 

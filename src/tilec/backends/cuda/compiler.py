@@ -20,7 +20,6 @@ from ..llvm.prune import dismantle, prune
 from ..target import CompileOptions, Target
 from . import assemble, codegen, ptx_version
 from .lowering import Lowering, Rule
-from .target_info import NvptxTarget
 from .rules_atomic import RULES as ATOMIC
 from .rules_control import RULES as CONTROL
 from .rules_debug import RULES as DEBUG
@@ -29,6 +28,7 @@ from .rules_elementwise import RULES as ELEMENTWISE
 from .rules_memory import RULES as MEMORY
 from .rules_reduce import RULES as REDUCE
 from .rules_shape import RULES as SHAPE
+from .target_info import NvptxTarget
 
 RULES: dict[type, Rule] = {
     **ELEMENTWISE,

@@ -14,8 +14,12 @@ from ...ir import ops as O
 from ...ir.types import Kind, ScalarType
 from . import intrinsics as intr
 
-_SEM = {"acq_rel": ".acq_rel", "acquire": ".acquire", "release": ".release", "relaxed": ".relaxed"}
-_SCOPE = {"gpu": ".gpu", "cta": ".cta", "sys": ".sys"}
+
+def _qualifiers(order: O.Ordering) -> str:
+    """``atom``'s semantic and scope qualifiers (``.acq_rel.gpu``): PTX spells tl's names."""
+    return f".{order.sem.value}.{order.scope.value}"
+
+
 _BITWISE = {
     O.AtomicKind.AND: "and",
     O.AtomicKind.OR: "or",
@@ -53,18 +57,19 @@ def atom(
     val: ir.Value,
     pred: ir.Value,
     elem: ScalarType,
-    sem: str,
-    scope: str,
+    order: O.Ordering,
 ) -> ir.Value:
     if elem.is_floating() and kind in (O.AtomicKind.MAX, O.AtomicKind.MIN):
-        return _float_minmax(b, arch, kind, ptr, val, pred, elem, sem, scope)
+        return _float_minmax(b, arch, kind, ptr, val, pred, elem, order)
     if elem.is_floating() and elem.bits == 16 and kind is O.AtomicKind.ADD:
-        return _half_add(b, arch, ptr, val, pred, elem, sem, scope)
+        return _half_add(b, arch, ptr, val, pred, elem, order)
     op, suffix = _ptx_op(kind, elem)
     con = _constraint(elem.bits, elem.is_floating() and kind is O.AtomicKind.ADD)
     if con in "fd" and kind is not O.AtomicKind.ADD:
         con = "r" if elem.bits == 32 else "l"
-    text = f"mov.b{elem.bits} $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.{op}.{suffix} $0, [$1], $3;"
+    text = (
+        f"mov.b{elem.bits} $0, 0; @$2 atom{_qualifiers(order)}.global.{op}.{suffix} $0, [$1], $3;"
+    )
     if con in "rl" and not isinstance(val.type, ir.IntType):
         ival = b.bitcast(val, ir.IntType(elem.bits))
         old = intr.asm(b, ival.type, text, f"={con},l,b,{con}", [ptr, pred, ival])
@@ -79,16 +84,13 @@ def _half_add(
     val: ir.Value,
     pred: ir.Value,
     elem: ScalarType,
-    sem: str,
-    scope: str,
+    order: O.Ordering,
 ) -> ir.Value:
     """``atom.add.noftz`` on f16 (sm_70+) or bf16 (sm_90+)."""
     kind = "bf16" if elem.is_bf16() else "f16"
     if kind == "bf16" and arch < 90:
         raise UnsupportedFeature("atomic add on bf16 needs sm_90 or newer")
-    text = (
-        f"mov.b16 $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.add.noftz.{kind} $0, [$1], $3;"
-    )
+    text = f"mov.b16 $0, 0; @$2 atom{_qualifiers(order)}.global.add.noftz.{kind} $0, [$1], $3;"
     bits = b.bitcast(val, ir.IntType(16))
     old = intr.asm(b, ir.IntType(16), text, "=h,l,b,h", [ptr, pred, bits])
     return b.bitcast(old, val.type)
@@ -102,8 +104,7 @@ def _float_minmax(
     val: ir.Value,
     pred: ir.Value,
     elem: ScalarType,
-    sem: str,
-    scope: str,
+    order: O.Ordering,
 ) -> ir.Value:
     """max(x) = signed int max for x >= 0, unsigned int min for x < 0 (IEEE bit order)."""
     ity = ir.IntType(elem.bits)
@@ -115,8 +116,8 @@ def _float_minmax(
     pos_kind, neg_kind = (
         (O.AtomicKind.MAX, O.AtomicKind.MIN) if is_max else (O.AtomicKind.MIN, O.AtomicKind.MAX)
     )
-    pos = atom(b, arch, pos_kind, ptr, bits, b.and_(pred, b.not_(negative)), sint, sem, scope)
-    neg = atom(b, arch, neg_kind, ptr, bits, b.and_(pred, negative), uint, sem, scope)
+    pos = atom(b, arch, pos_kind, ptr, bits, b.and_(pred, b.not_(negative)), sint, order)
+    neg = atom(b, arch, neg_kind, ptr, bits, b.and_(pred, negative), uint, order)
     return b.bitcast(b.select(negative, neg, pos), val.type)
 
 
@@ -127,14 +128,13 @@ def cas(
     val: ir.Value,
     pred: ir.Value,
     elem: ScalarType,
-    sem: str,
-    scope: str,
+    order: O.Ordering,
 ) -> ir.Value:
     if elem.bits not in (16, 32, 64):
         raise UnsupportedFeature(f"atomic_cas on {elem}")
     con = {16: "h", 32: "r", 64: "l"}[elem.bits]
     ity = ir.IntType(elem.bits)
     ci, vi = (x if isinstance(x.type, ir.IntType) else b.bitcast(x, ity) for x in (cmp, val))
-    text = f"mov.b{elem.bits} $0, 0; @$2 atom{_SEM[sem]}{_SCOPE[scope]}.global.cas.b{elem.bits} $0, [$1], $3, $4;"
+    text = f"mov.b{elem.bits} $0, 0; @$2 atom{_qualifiers(order)}.global.cas.b{elem.bits} $0, [$1], $3, $4;"
     old = intr.asm(b, ity, text, f"={con},l,b,{con},{con}", [ptr, pred, ci, vi])
     return old if isinstance(val.type, ir.IntType) else b.bitcast(old, val.type)

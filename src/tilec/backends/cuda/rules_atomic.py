@@ -68,14 +68,14 @@ def _broadcast_from_thread0(L: Lowering, value: ir.Value) -> ir.Value:
 
 def _rmw(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.AtomicRMWOp)
-    elem, kind, sem, scope = _elem(op), op.kind, op.sem, op.scope
-    _run(L, op, lambda p, a, m: L.target.atomic_rmw(L.b, kind, p, a[0], m, elem, sem, scope))
+    elem, kind, order = _elem(op), op.kind, op.ordering
+    _run(L, op, lambda p, a, m: L.target.atomic_rmw(L.b, kind, p, a[0], m, elem, order))
 
 
 def _cas(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.AtomicCASOp)
-    elem, sem, scope = _elem(op), op.sem, op.scope
-    _run(L, op, lambda p, a, m: L.target.atomic_cas(L.b, p, a[0], a[1], m, elem, sem, scope))
+    elem, order = _elem(op), op.ordering
+    _run(L, op, lambda p, a, m: L.target.atomic_cas(L.b, p, a[0], a[1], m, elem, order))
 
 
 RULES: dict[type, Rule] = {O.AtomicRMWOp: _rmw, O.AtomicCASOp: _cas}

@@ -140,8 +140,7 @@ class TargetInfo(Protocol):
         val: ir.Value,
         pred: ir.Value,
         elem: ScalarType,
-        sem: str,
-        scope: str,
+        order: O.Ordering,
     ) -> ir.Value:
         """The old value at ``ptr``, updated by ``kind`` with ``val`` where ``pred`` holds."""
         ...
@@ -154,8 +153,7 @@ class TargetInfo(Protocol):
         val: ir.Value,
         pred: ir.Value,
         elem: ScalarType,
-        sem: str,
-        scope: str,
+        order: O.Ordering,
     ) -> ir.Value:
         """The old value at ``ptr``, replaced by ``val`` if it equals ``cmp`` where ``pred``."""
         ...
@@ -301,10 +299,9 @@ class NvptxTarget:
         val: ir.Value,
         pred: ir.Value,
         elem: ScalarType,
-        sem: str,
-        scope: str,
+        order: O.Ordering,
     ) -> ir.Value:
-        return ptx_atomic.atom(b, self.arch, kind, ptr, val, pred, elem, sem, scope)
+        return ptx_atomic.atom(b, self.arch, kind, ptr, val, pred, elem, order)
 
     def atomic_cas(
         self,
@@ -314,10 +311,9 @@ class NvptxTarget:
         val: ir.Value,
         pred: ir.Value,
         elem: ScalarType,
-        sem: str,
-        scope: str,
+        order: O.Ordering,
     ) -> ir.Value:
-        return ptx_atomic.cas(b, ptr, cmp, val, pred, elem, sem, scope)
+        return ptx_atomic.cas(b, ptr, cmp, val, pred, elem, order)
 
     def divide_f32(
         self, b: ir.IRBuilder, pairs: Sequence[tuple[ir.Value, ir.Value]]

@@ -17,7 +17,18 @@ from .debug import AssertOp, BoundsCheckOp, PrintOp
 from .dot import DotOp
 from .func import FuncOp, ModuleOp, ReturnOp
 from .hints import AssumeOp, HintOp
-from .memory import AddPtrOp, AtomicCASOp, AtomicKind, AtomicRMWOp, LoadOp, StoreOp
+from .memory import (
+    DEFAULT_ORDERING,
+    AddPtrOp,
+    AtomicCASOp,
+    AtomicKind,
+    AtomicRMWOp,
+    LoadOp,
+    MemoryScope,
+    MemorySemantic,
+    Ordering,
+    StoreOp,
+)
 from .reduce import ReduceOp, ScanOp
 from .shape import (
     BroadcastOp,
@@ -32,6 +43,7 @@ from .shape import (
 )
 
 __all__ = [
+    "DEFAULT_ORDERING",
     "MATH_FUNCTIONS",
     "AddPtrOp",
     "AssertOp",
@@ -61,8 +73,11 @@ __all__ = [
     "LoadOp",
     "MakeRangeOp",
     "MathOp",
+    "MemoryScope",
+    "MemorySemantic",
     "ModuleOp",
     "NumProgramsOp",
+    "Ordering",
     "PrintOp",
     "ProgramIdOp",
     "ReduceOp",

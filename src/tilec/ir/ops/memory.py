@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from typing import Any
 
 from ...source import SourceLoc
@@ -157,10 +158,40 @@ class AtomicKind(enum.Enum):
     XCHG = "xchg"
 
 
-class AtomicRMWOp(Op):
-    """Atomically combine ``value`` into memory at ``ptr`` (where ``mask``); returns the old values.
+class MemorySemantic(enum.Enum):
+    """What an atomic orders around itself (tl's ``sem=``)."""
 
-    ``sem`` is one of acq_rel (default), acquire, release, relaxed; ``scope`` gpu, cta or sys."""
+    ACQ_REL = "acq_rel"
+    ACQUIRE = "acquire"
+    RELEASE = "release"
+    RELAXED = "relaxed"
+
+
+class MemoryScope(enum.Enum):
+    """Which threads an atomic is atomic and ordered with (tl's ``scope=``)."""
+
+    GPU = "gpu"
+    CTA = "cta"
+    SYS = "sys"
+
+
+@dataclass(frozen=True)
+class Ordering:
+    """An atomic's memory semantic and scope (Triton's defaults: acq_rel, gpu)."""
+
+    sem: MemorySemantic = MemorySemantic.ACQ_REL
+    scope: MemoryScope = MemoryScope.GPU
+
+    def attributes(self) -> dict[str, Any]:
+        return {"sem": self.sem.value, "scope": self.scope.value}
+
+
+DEFAULT_ORDERING = Ordering()
+
+
+class AtomicRMWOp(Op):
+    """Atomically combine ``value`` into memory at ``ptr`` (where ``mask``); returns the old
+    values, ordered by ``ordering``."""
 
     name = "atomic_rmw"
     has_side_effects = True
@@ -172,27 +203,22 @@ class AtomicRMWOp(Op):
         value: Value,
         mask: Value | None = None,
         loc: SourceLoc | None = None,
-        sem: str = "acq_rel",
-        scope: str = "gpu",
+        ordering: Ordering = DEFAULT_ORDERING,
     ):
         super().__init__([ptr, value] + ([mask] if mask is not None else []), [value.type], loc)
         self.kind = kind
-        self.sem = sem
-        self.scope = scope
+        self.ordering = ordering
 
     @property
     def mask(self) -> Value | None:
         return self.operands[2] if len(self.operands) > 2 else None
 
     def attributes(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "sem": self.sem, "scope": self.scope}
+        return {"kind": self.kind.value, **self.ordering.attributes()}
 
     def verify(self) -> None:
         ptr, val = self.operands[:2]
         require(self, val.type == _pointee(ptr), f"atomic of {val.type} through {ptr.type}")
-        require(
-            self, self.sem in ("acq_rel", "acquire", "release", "relaxed"), f"bad sem {self.sem}"
-        )
         if self.mask is not None:
             require(self, is_bool(self.mask.type), "mask must be i1")
 
@@ -209,15 +235,13 @@ class AtomicCASOp(Op):
         cmp: Value,
         value: Value,
         loc: SourceLoc | None = None,
-        sem: str = "acq_rel",
-        scope: str = "gpu",
+        ordering: Ordering = DEFAULT_ORDERING,
     ):
         super().__init__([ptr, cmp, value], [value.type], loc)
-        self.sem = sem
-        self.scope = scope
+        self.ordering = ordering
 
     def attributes(self) -> dict[str, Any]:
-        return {"sem": self.sem, "scope": self.scope}
+        return self.ordering.attributes()
 
     def verify(self) -> None:
         ptr, cmp, val = self.operands

@@ -136,12 +136,13 @@ def streaming_width(lw: Lowering, value: Tile) -> int | None:
 
 # -- atomics ----------------------------------------------------------------------------------
 
-_ORDER = {"acq_rel": "acq_rel", "acquire": "acquire", "release": "release", "relaxed": "monotonic"}
-_FAIL_ORDER = {
-    "acq_rel": "acquire",
-    "acquire": "acquire",
-    "release": "monotonic",
-    "relaxed": "monotonic",
+# LLVM's orderings of each semantic: (success, failure); a failed cmpxchg stores nothing, so it
+# cannot release. One address space: the scope orders nothing more on the CPU
+_ORDER = {
+    O.MemorySemantic.ACQ_REL: ("acq_rel", "acquire"),
+    O.MemorySemantic.ACQUIRE: ("acquire", "acquire"),
+    O.MemorySemantic.RELEASE: ("release", "monotonic"),
+    O.MemorySemantic.RELAXED: ("monotonic", "monotonic"),
 }
 
 
@@ -170,15 +171,25 @@ def _rmw_name(kind: O.AtomicKind, elem: ScalarType) -> str:
 
 
 def _atomic_one(
-    b: ir.IRBuilder, kind: O.AtomicKind, elem: ScalarType, addr: ir.Value, val: ir.Value, order: str
+    b: ir.IRBuilder,
+    kind: O.AtomicKind,
+    elem: ScalarType,
+    addr: ir.Value,
+    val: ir.Value,
+    sem: O.MemorySemantic,
 ) -> ir.Value:
     if elem.name == "bf16" or (elem.is_bool()):
-        return _cas_loop(b, kind, elem, addr, val, order)
-    return b.atomic_rmw(_rmw_name(kind, elem), addr, val, order)
+        return _cas_loop(b, kind, elem, addr, val, sem)
+    return b.atomic_rmw(_rmw_name(kind, elem), addr, val, _ORDER[sem][0])
 
 
 def _cas_loop(
-    b: ir.IRBuilder, kind: O.AtomicKind, elem: ScalarType, addr: ir.Value, val: ir.Value, order: str
+    b: ir.IRBuilder,
+    kind: O.AtomicKind,
+    elem: ScalarType,
+    addr: ir.Value,
+    val: ir.Value,
+    sem: O.MemorySemantic,
 ) -> ir.Value:
     """Read-modify-write through compare-exchange, for types atomicrmw lacks (bf16, i1)."""
     ty = storage(elem)
@@ -204,7 +215,7 @@ def _cas_loop(
         if elem.is_bool() and bk is O.BinaryKind.ADD:
             bk = O.BinaryKind.OR
         new = binary(b, bk, elem, old, val)
-    pair = b.cmpxchg(addr, old, new, order, _FAIL_ORDER.get(order, "monotonic"))
+    pair = b.cmpxchg(addr, old, new, *_ORDER[sem])
     seen = b.extract_value(pair, 0)
     old.add_incoming(seen, b.block)
     b.cbranch(b.extract_value(pair, 1), done, loop)
@@ -216,14 +227,14 @@ def _atomic_rmw(lw: Lowering, op: O.AtomicRMWOp) -> None:
     lw.flush_loads(lw.live.order[op])
     elem = element_of(op.result.type)
     assert isinstance(elem, ScalarType)
-    order = _ORDER[op.sem]
+    sem = op.ordering.sem
     kind = op.kind
     ptr = lw.get(op.operands[0])
     if not isinstance(ptr, Tile):
         val = lw.scalar(op.operands[1])
         cond = lw.scalar(op.mask) if op.mask is not None else ir.Constant(T.i1, 1)
         zero = constant(elem, 0)
-        r = guarded(lw.b, cond, lambda: _atomic_one(lw.b, kind, elem, ptr, val, order), zero)
+        r = guarded(lw.b, cond, lambda: _atomic_one(lw.b, kind, elem, ptr, val, sem), zero)
         lw.define(op.result, r)
         return
     shape = shape_of(op.result.type)
@@ -236,7 +247,7 @@ def _atomic_rmw(lw: Lowering, op: O.AtomicRMWOp) -> None:
         m = s.get(mask, idx) if mask is not None else ir.Constant(T.i1, 1)
         v = s.get(value, idx)
         addr = address(s, ptr, idx)
-        r = guarded(s.b, m, lambda: _atomic_one(s.b, kind, elem, addr, v, order), constant(elem, 0))
+        r = guarded(s.b, m, lambda: _atomic_one(s.b, kind, elem, addr, v, sem), constant(elem, 0))
         s.b.store(r, out.element_ptr(s, idx))
 
     emit_nest(lw.b, shape, body)
@@ -246,8 +257,7 @@ def _atomic_rmw(lw: Lowering, op: O.AtomicRMWOp) -> None:
 def _atomic_cas(lw: Lowering, op: O.AtomicCASOp) -> None:
     lw.flush_loads(lw.live.order[op])
     elem = element_of(op.result.type)
-    order = _ORDER[op.sem]
-    fail = _FAIL_ORDER[op.sem]
+    order, fail = _ORDER[op.ordering.sem]
 
     def one(b: ir.IRBuilder, addr: ir.Value, cmp: ir.Value, val: ir.Value) -> ir.Value:
         ty = storage(elem)
