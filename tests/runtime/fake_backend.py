@@ -182,11 +182,11 @@ def register() -> None:
 def install(monkeypatch) -> None:
     """Register the fake backend and give the runtime its stand-in frontend for one test;
     launches choose it with ``config.override(backend="fake")`` or ``backend="fake"``."""
-    from tilec.runtime import compiler, jit
+    from tilec.runtime import compiler, kernel_table
 
     register()
     monkeypatch.setattr(compiler, "build_ir", build_ir)
-    monkeypatch.setattr(jit, "_TARGETS", {})
+    monkeypatch.setattr(kernel_table, "_TARGETS", {})
     STATS.compiles = 0
     STATS.loads = 0
     STATS.builds.clear()

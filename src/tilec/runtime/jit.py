@@ -1,10 +1,9 @@
-"""``@tilec.jit``: JITFunction, ``kernel[grid](*args, **meta)`` and the compiled-kernel table.
+"""``@tilec.jit``: JITFunction and ``kernel[grid](*args, **meta)``.
 
 A warm launch is one call of the kernel's generated launch function (binder.py: specialization
-key, launch values and grid in one pass), one dict lookup and the backend kernel's ``launch``
-(one native call). A miss turns the key
-into ArgSpecs, picks the backend from the arguments' device, compiles through the disk cache
-and loads the result.
+key, launch values and grid in one pass; the native dispatcher runs the same in C), one dict
+lookup in the compiled-kernel table and the backend kernel's ``launch`` (one native call). A
+miss compiles there (kernel_table.py).
 """
 
 from __future__ import annotations
@@ -15,34 +14,21 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, overload
 
-from .. import config as _config
 from ..backends import registry
-from ..backends.target import Target
-from ..errors import LaunchArgumentError, LaunchError, TilecError, UnsupportedFeature, UsageError
-from ..ir.argspec import leaves
+from ..errors import LaunchArgumentError, TilecError, UnsupportedFeature, UsageError
 from ..source_text import def_text, recover_exec_source, with_text
-from . import checked_kernel, compiler, describers, descriptor_args, fingerprint, kernel, specialize
+from . import checked_kernel, describers, fingerprint, specialize
 from .binder import make_launch
 from .global_guard import GlobalGuard
 from .kernel import LaunchedKernel
-from .kernel_repr import KernelRepr, specialization_proxy, symbol_name
-from .launch_options import check_for_backend, compile_options, hashable_options
+from .kernel_repr import KernelRepr
+from .kernel_table import KernelTable
+from .launch_options import compile_options
 from .native_dispatcher import native_dispatcher
-from .parameters import MISSING, check_specializable, launch_refusal, parameters_of
-from .read_only import is_read_only, read_only_error, read_only_leaf, split_leaf
+from .parameters import MISSING, launch_refusal, parameters_of
 from .reinterpret import TensorWrapper, reinterpret, type_canonicalisation_dict  # noqa: F401
-from .tuple_args import TupleKernel, tuple_positions
 
 __all__ = ["JITFunction", "compile_options", "jit"]
-
-_TARGETS: dict[str, Target] = {}
-
-
-def _target(kind: str, backend: Any) -> Target:
-    target = _TARGETS.get(kind)
-    if target is None:
-        target = _TARGETS[kind] = backend.driver.current_target()
-    return target
 
 
 class _KernelBase:
@@ -65,7 +51,7 @@ def _kernel_base() -> type:
     return getattr(_launcher, "KernelBase", _KernelBase)  # type: ignore[no-any-return]
 
 
-class JITFunction(_kernel_base()):  # type: ignore[misc]
+class JITFunction(_kernel_base(), KernelTable):  # type: ignore[misc]
     """A kernel: compiled per specialization on first launch, launched with ``kernel[grid]``."""
 
     __tilec_jit__ = True
@@ -204,57 +190,6 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
             kwargs["warmup"] = True
         return launch(grid, *args, **kwargs)
 
-    def _launch_with_options(
-        self,
-        key: tuple[Any, ...],
-        values: tuple[Any, ...],
-        grid: Any,
-        options: dict[str, Any],
-        arguments: dict[str, Any] | None = None,
-    ) -> LaunchedKernel:
-        """The launch path when keywords beyond the parameters (``num_warps``...) were given."""
-        if self._guard is not None:
-            self._guard.check()
-        warmup = options.pop("warmup", False)
-        # keyed by the keywords in call order (no sort on the warm path); a new order finds
-        # the kernel under the sorted, canonical key before compiling
-        full_key: Any = (key, tuple(options.items())) if options else key
-        try:
-            kernel = self._kernels.get(full_key)
-        except TypeError:  # a value such as extern_libs={...}: key it by its hashable form
-            options = hashable_options(options)
-            full_key = (key, tuple(options.items()))
-            kernel = self._kernels.get(full_key)
-        if kernel is None:
-            canonical = (key, tuple(sorted(options.items()))) if options else key
-            kernel = self._kernels.get(canonical) or self._compile(canonical, options, arguments)
-            self._kernels[full_key] = kernel
-        if warmup:
-            return kernel
-        launch_checked = getattr(kernel, "launch_checked", None)
-        if launch_checked is not None:
-            launch_checked(grid, values, arguments)
-        else:
-            kernel.launch(grid, *values)
-        return kernel
-
-    def _switch_config(self) -> None:
-        """Keep one kernel table per setting that changes what a launch compiles to."""
-        cfg = _config.get()
-        if self._cfg is not None and cfg.debug != self._cfg.debug:
-            self._launch_fn = None  # debug mode launches through its own function
-        self._cfg = cfg
-        self._reset_bind()  # the launcher kind may differ under the new configuration
-        setting = (
-            cfg.backend,
-            cfg.interpret,
-            cfg.debug,
-            cfg.num_threads,
-            cfg.disable_launcher,
-            cfg.default_fp_fusion,
-        )
-        self._kernels = self._tables.setdefault(setting, {})
-
     def _argument_error(self, exc: TilecError, arguments: dict[str, Any]) -> TilecError:
         """Re-describe the arguments one by one to name the one that failed."""
         missing = [n for n in self.arg_names if arguments[n] is MISSING]
@@ -272,82 +207,6 @@ class JITFunction(_kernel_base()):  # type: ignore[misc]
         except TilecError as named:
             return type(named)(f"{self.__name__}: {named}")
         return type(exc)(f"{self.__name__}: {exc}")
-
-    def _compile(
-        self, key: Any, options: dict[str, Any], arguments: dict[str, Any] | None = None
-    ) -> LaunchedKernel:
-        """Compile and load the kernel for a specialization key (a miss in the table);
-        ``arguments`` (by name) are checked against what the kernel writes."""
-        self.cache_key  # noqa: B018 - the fingerprint records the globals compiled in
-        if self._guard is not None:  # never compile a new value under the old fingerprint
-            self._guard.check()
-        if not options and checked_kernel.debug_mode(self):
-            # reached by the one launch whose configuration switch turned debug mode on
-            debug_key = (key, (("debug", True),))
-            checked = self._kernels.get(debug_key) or self._compile(
-                debug_key, {"debug": True}, arguments
-            )
-            return checked_kernel.BoundLaunch(checked, arguments or {})  # type: ignore[return-value]
-        arg_keys = key[0] if options else key
-        positions = [i for i, k in enumerate(arg_keys) if type(k) is descriptor_args.DescriptorKey]
-        if positions:
-            wrapper = descriptor_args.wrapper_for(self, arg_keys)
-            inner = wrapper._build(descriptor_args.wrapper_keys(self, arg_keys), options)
-            kernel: LaunchedKernel = descriptor_args.DescriptorKernel(inner, positions)
-        else:
-            kernel = self._build(arg_keys, options)
-        self._kernels[key] = kernel
-        self._note_writes(kernel.metadata.writes, arguments or {})
-        return kernel
-
-    def _note_writes(self, writes: Sequence[str], arguments: dict[str, Any]) -> None:
-        """Remember the parameters a kernel writes (the next launch function checks them) and
-        refuse a read-only array among this launch's arguments."""
-        writes = [descriptor_args.original_name(n) for n in writes]
-        written = self._written | {n for n in writes if split_leaf(n)[0] in self.arg_names}
-        if written != self._written:
-            self._written = frozenset(written)
-            self._launch_fn = None
-            self._reset_bind()
-        for name in written:
-            top, path = split_leaf(name)
-            if top not in arguments:
-                continue
-            try:
-                if path:  # an array inside a tuple argument
-                    read_only_leaf(arguments[top], [path], top)
-                elif is_read_only(arguments[top]):
-                    raise read_only_error(name)
-            except UsageError as exc:
-                raise UsageError(f"{self.__name__}: {exc}") from None
-
-    def _build(self, arg_keys: tuple[Any, ...], options: dict[str, Any]) -> LaunchedKernel:
-        check_specializable(self.params)
-        specs = tuple(
-            specialize.spec_from_key(p.name, k, p.constexpr) for p, k in zip(self.params, arg_keys)
-        )
-        forced = self.backend or registry.forced()
-        try:
-            device = specialize.choose_device(self.arg_names, arg_keys, forced)
-        except UsageError as exc:
-            raise UsageError(f"{self.__name__}: {exc}") from None
-        device = device or registry.default()
-        opts = compile_options(options, self.debug)
-        check_for_backend(opts, device)
-        backend = registry.get(device)
-        name = self.repr(specialization_proxy(specs))
-        name = None if name == self.__name__ else symbol_name(name)
-        compiled = compiler.compile(self, specs, _target(device, backend), opts, name=name)
-        built = kernel.build(backend, compiled, leaves(specs))  # a tuple passes its leaves
-        if compiled.metadata.bounds is not None and not self._checked_kernels:
-            self._checked_kernels = True
-            self._reset_bind()
-        if len(compiled.metadata.params) != len(built._pick):
-            raise LaunchError(
-                f"{self.__name__}: compiled kernel takes {len(compiled.metadata.params)} "
-                f"arguments, the specialization passes {len(built._pick)}"
-            )
-        return TupleKernel(built, specs) if tuple_positions(specs) else built
 
 
 _LIVE: weakref.WeakSet[JITFunction] = weakref.WeakSet()
