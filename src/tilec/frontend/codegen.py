@@ -1,8 +1,11 @@
 """The AST visitor that turns one Python function into tile IR, statement by statement.
 
 Run-time values are Tensors backed by IR values; everything else is evaluated in Python at
-compile time (constexpr folding). Calls to other @jit functions are inlined by visiting their
-bodies with a fresh scope. Control flow lives in control_flow.py, operators in arith.py.
+compile time (constexpr folding). FunctionCodegen composes the statement methods
+(codegen_statements.py) and the expression methods (codegen_expressions.py) with what they
+share (the scope, source locations) and calls: builtins run, other @jit functions are inlined
+by visiting their bodies with a fresh scope. Control flow lives in control_flow.py, operators
+in arith.py.
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import operator
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,29 +27,16 @@ from ..errors import (
 )
 from ..ir.builder import Builder
 from ..source import SourceLoc
-from . import arith, control_flow
 from .builtin import BoundMethod
-from .builtins_debug import device_assert, static_assert
-from .builtins_shape import subscript
 from .check import check_function
-from .decay import NameKinds, is_constexpr_node
-from .operators import (
-    CMP_NAMES,
-    INTROSPECTION,
-    PY_BINOPS,
-    PY_CMPS,
-    get_attribute,
-    is_runtime,
-    map_python_builtin,
-    tensor_binop,
-)
+from .codegen_expressions import ExpressionCodegen
+from .codegen_statements import RETURN, StatementCodegen
+from .decay import NameKinds
+from .operators import INTROSPECTION, is_runtime, map_python_builtin
 from .parse import ParsedFunction, parse_function
-from .scope import lookup_global
 from .semantics import describe
-from .values import Tensor, is_aggregate, unwrap
+from .values import is_aggregate, unwrap
 from .visitor import Unit
-
-RETURN = "$return"  # the scope slot holding a function's return value
 
 
 def _python_call_error(fn: Any) -> CompileError:
@@ -71,21 +60,7 @@ def _check_result_unused(node: ast.Call, fn: Any) -> None:
         raise CompileError(f"{message} {note}" if isinstance(note, str) else message)
 
 
-def _is_sequence(x: Any) -> bool:
-    return isinstance(x, (list, tuple))
-
-
-def _target_names(target: ast.expr) -> list[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-def _as_tuple(x: Any) -> Any:
-    """Lists and tuples are one kind of value in kernel code, as in Triton (where both are
-    ``tl.tuple``): ``x.shape == [16]`` and ``[1, 2] == (1, 2)`` hold."""
-    return tuple(_as_tuple(unwrap(v)) for v in x) if _is_sequence(x) else x
-
-
-class FunctionCodegen:
+class FunctionCodegen(StatementCodegen, ExpressionCodegen):
     """Generates IR for one function body (the kernel, or an inlined @jit callee)."""
 
     def __init__(self, unit: Unit, parsed: ParsedFunction, scope: dict[str, Any]) -> None:
@@ -122,242 +97,7 @@ class FunctionCodegen:
         except Exception as e:
             raise CompileError(f"{type(e).__name__}: {e}", loc) from e
 
-    # -- statements ----------------------------------------------------------------------
-    def visit_body(self, stmts: list[ast.stmt]) -> None:
-        for i, stmt in enumerate(stmts):
-            with self.located(stmt):
-                if isinstance(stmt, ast.If):
-                    control_flow.visit_if(self, stmt, stmts[i + 1 :])
-                else:
-                    self.visit_stmt(stmt)
-            if self.returned:
-                return
-
-    def visit_stmt(self, node: ast.stmt) -> None:
-        method = getattr(self, f"stmt_{type(node).__name__}", None)
-        if method is None:
-            raise UnsupportedSyntax(
-                f"{type(node).__name__} statements are not supported in kernels"
-            )
-        method(node)
-
-    def stmt_Expr(self, node: ast.Expr) -> None:
-        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            return  # docstring
-        if isinstance(node.value, ast.Call):  # a call whose result is dropped
-            with self.located(node.value):
-                self.call_node(node.value, result_used=False)
-            return
-        self.expr(node.value)
-
-    def stmt_Pass(self, node: ast.Pass) -> None:
-        pass
-
-    def stmt_Raise(self, node: ast.Raise) -> None:
-        raise UnsupportedSyntax(
-            "raise statements are not supported in kernels, except in a branch that a "
-            "compile-time condition leaves out"
-        )
-
-    def stmt_Assign(self, node: ast.Assign) -> None:
-        value = self.expr(node.value)
-        for target in node.targets:
-            self.assign(target, value)
-
-    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
-        if isinstance(node.target, ast.Name) and is_constexpr_node(node.annotation):
-            self.names.annotate(node.target.id)
-        if node.value is not None:
-            self.assign(node.target, self.expr(node.value))
-
-    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
-        if not isinstance(node.target, ast.Name):
-            raise UnsupportedSyntax("augmented assignment is supported only to plain names")
-        current = self.name(node.target.id)
-        self.assign(node.target, self.binop(node.op, current, self.expr(node.value)))
-
-    def stmt_Return(self, node: ast.Return) -> None:
-        self.scope[RETURN] = self.expr(node.value) if node.value is not None else None
-        self.returned = True
-
-    def stmt_For(self, node: ast.For) -> None:
-        control_flow.visit_for(self, node)
-
-    def stmt_While(self, node: ast.While) -> None:
-        control_flow.visit_while(self, node)
-
-    def stmt_Assert(self, node: ast.Assert) -> None:
-        cond = self.expr(node.test)
-        msg = self.expr(node.msg) if node.msg is not None else ""
-        if is_runtime(cond):
-            device_assert.invoke(self, [cond, msg], {})
-        else:
-            static_assert.invoke(self, [cond, msg], {})
-
-    def assign(self, target: ast.expr, value: Any) -> None:
-        with self.located(target):
-            if isinstance(target, ast.Name):
-                self.scope[target.id] = unwrap(value)
-                self.names.assigned(target.id, value)
-            elif isinstance(target, (ast.Tuple, ast.List)):
-                value = unwrap(value)
-                if not isinstance(value, (tuple, list)):
-                    raise TileTypeError(
-                        f"cannot unpack {type(value).__name__} into {len(target.elts)} names"
-                    )
-                if len(value) != len(target.elts):
-                    raise TileTypeError(
-                        f"cannot unpack {len(value)} values into {len(target.elts)} names"
-                    )
-                for t, v in zip(target.elts, value):
-                    self.assign(t, v)
-            elif isinstance(target, ast.Attribute) and is_aggregate(self.expr(target.value)):
-                # an aggregate's @jit __init__ filling a field (refused once it is built)
-                setattr(self.expr(target.value), target.attr, value)
-            else:
-                raise UnsupportedSyntax(
-                    "kernels can assign only to names and tuples of names; "
-                    "use tl.store to write memory"
-                )
-
-    # -- expressions ---------------------------------------------------------------------
-    def expr(self, node: ast.expr) -> Any:
-        method = getattr(self, f"expr_{type(node).__name__}", None)
-        with self.located(node):
-            if method is None:
-                raise UnsupportedSyntax(
-                    f"{type(node).__name__} expressions are not supported in kernels"
-                )
-            return method(node)
-
-    def expr_Constant(self, node: ast.Constant) -> Any:
-        return node.value
-
-    def name(self, ident: str) -> Any:
-        if ident in self.scope:
-            return self.scope[ident]
-        return lookup_global(self.parsed.fn, ident)
-
-    def expr_Name(self, node: ast.Name) -> Any:
-        return self.name(node.id)
-
-    def expr_Tuple(self, node: ast.Tuple) -> Any:
-        return tuple(self.expr(e) for e in node.elts)
-
-    def expr_List(self, node: ast.List) -> Any:
-        return [self.expr(e) for e in node.elts]
-
-    def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
-        return "".join(str(self.expr(v)) for v in node.values)
-
-    def expr_FormattedValue(self, node: ast.FormattedValue) -> Any:
-        value = self.expr(node.value)
-        if is_runtime(value):
-            raise ConstexprError("f-strings can format only compile-time values")
-        if node.conversion == ord("r"):
-            value = repr(value)
-        elif node.conversion == ord("s"):
-            value = str(value)
-        spec = self.expr(node.format_spec) if node.format_spec is not None else ""
-        return format(value, spec)
-
-    def expr_Attribute(self, node: ast.Attribute) -> Any:
-        base = self.expr(node.value)
-        if node.attr == "type":
-            found = self.names.type_of(node.value, base)
-            if found is not None:
-                return found
-        return get_attribute(self, base, node.attr)
-
-    def expr_NamedExpr(self, node: ast.NamedExpr) -> Any:
-        value = self.expr(node.value)
-        self.assign(node.target, value)
-        return unwrap(value)
-
-    def expr_Subscript(self, node: ast.Subscript) -> Any:
-        base = self.expr(node.value)
-        index = self.expr(node.slice)
-        if isinstance(base, Tensor):
-            return subscript(self, base, index)
-        if is_runtime(index):
-            raise ConstexprError("only compile-time indices can select from a tuple")
-        return unwrap(base)[unwrap(index)]
-
-    def expr_Slice(self, node: ast.Slice) -> Any:
-        parts = [
-            self.expr(p) if p is not None else None for p in (node.lower, node.upper, node.step)
-        ]
-        return slice(*parts)
-
-    def expr_BinOp(self, node: ast.BinOp) -> Any:
-        return self.binop(node.op, self.expr(node.left), self.expr(node.right))
-
-    def binop(self, op: ast.operator, x: Any, y: Any) -> Any:
-        x, y = unwrap(x), unwrap(y)
-        concat = isinstance(op, ast.Add) and _is_sequence(x) and _is_sequence(y)
-        if concat and (type(x) is not type(y) or is_runtime(x) or is_runtime(y)):
-            return tuple(x) + tuple(y)  # ``x.shape + [1]``, tuples holding tensors
-        if not is_runtime(x) and not is_runtime(y):
-            return PY_BINOPS[type(op)](x, y)
-        return tensor_binop(self.b, op, x, y)
-
-    def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        x = unwrap(self.expr(node.operand))
-        if not is_runtime(x):
-            py_unary: dict[type, Any] = {
-                ast.UAdd: operator.pos,
-                ast.USub: operator.neg,
-                ast.Not: operator.not_,
-                ast.Invert: operator.invert,
-            }
-            return py_unary[type(node.op)](x)
-        if isinstance(node.op, ast.UAdd):
-            return x
-        if isinstance(node.op, ast.USub):
-            return arith.neg(self.b, x)
-        if isinstance(node.op, ast.Not):
-            return arith.logical_not(self.b, x)
-        return arith.invert(self.b, x)
-
-    def expr_Compare(self, node: ast.Compare) -> Any:
-        left = self.expr(node.left)
-        result: Any = True
-        for op, right_node in zip(node.ops, node.comparators):
-            right = self.expr(right_node)
-            one = self.compare(op, left, right)
-            result = one if result is True else self.logical(True, result, one)
-            left = right
-        return result
-
-    def compare(self, op: ast.cmpop, x: Any, y: Any) -> Any:
-        x, y = unwrap(x), unwrap(y)
-        if isinstance(op, (ast.Is, ast.IsNot)):  # identity is known at compile time
-            return PY_CMPS[type(op)](x, y)
-        if not is_runtime(x) and not is_runtime(y):
-            if _is_sequence(x) and _is_sequence(y):
-                x, y = _as_tuple(x), _as_tuple(y)
-            return PY_CMPS[type(op)](x, y)
-        if type(op) not in CMP_NAMES:
-            raise UnsupportedSyntax(f"operator {type(op).__name__} is not supported on tensors")
-        return arith.compare(self.b, CMP_NAMES[type(op)], x, y)
-
-    def logical(self, is_and: bool, x: Any, y: Any) -> Any:
-        if not is_runtime(x) and not is_runtime(y):
-            return (x and y) if is_and else (x or y)
-        return arith.logical(self.b, is_and, x, y)
-
-    def expr_BoolOp(self, node: ast.BoolOp) -> Any:
-        is_and = isinstance(node.op, ast.And)
-        result = self.expr(node.values[0])
-        for value_node in node.values[1:]:
-            if not is_runtime(result) and (not result if is_and else result):
-                return result  # Python short-circuit on compile-time values
-            result = self.logical(is_and, result, self.expr(value_node))
-        return result
-
-    def expr_IfExp(self, node: ast.IfExp) -> Any:
-        return control_flow.visit_ifexp(self, node)
-
+    # -- calls ---------------------------------------------------------------------------
     def expr_Call(self, node: ast.Call) -> Any:
         return self.call_node(node)
 
@@ -383,28 +123,6 @@ class FunctionCodegen:
                 )
         return list(value)
 
-    def expr_ListComp(self, node: ast.ListComp) -> Any:
-        """``[e for x in t]`` over a tuple: unrolled at compile time into a tuple."""
-        gen = node.generators[0]
-        items = unwrap(self.expr(gen.iter))
-        if not isinstance(items, (tuple, list)):
-            raise UnsupportedSyntax(
-                f"comprehensions in kernels iterate over tuples only, not {describe(items)}"
-            )
-        # the loop variables are the comprehension's own, as in Python
-        saved = {n: self.scope[n] for n in _target_names(gen.target) if n in self.scope}
-        results = []
-        try:
-            for item in items:
-                self.assign(gen.target, item)
-                results.append(self.expr(node.elt))
-        finally:
-            for n in _target_names(gen.target):
-                self.scope.pop(n, None)
-            self.scope.update(saved)
-        return tuple(results)
-
-    # -- calls ---------------------------------------------------------------------------
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         fn = unwrap(fn)
         if isinstance(fn, BoundMethod):
