@@ -227,7 +227,8 @@ def test_values_changed_between_processes_are_not_read_from_the_disk_cache(tmp_p
 def test_the_global_names_read_from_bytecode_match_dis():
     import dis
 
-    from tilec.runtime.fingerprint import _code_objects, _global_names
+    from tilec.runtime.fingerprint import _global_names
+    from tilec.runtime.namespace_reads import code_objects
 
     many = "\n".join(f"    v{i} = G{i}" for i in range(300))  # names past EXTENDED_ARG
     namespace: dict = {}
@@ -235,7 +236,7 @@ def test_the_global_names_read_from_bytecode_match_dis():
     for fn in (namespace["wide"], add_globals.fn, calls_add_globals.fn, _scaled_by(1.0).fn):
         expected = {
             str(ins.argval)
-            for code in _code_objects(fn.__code__)
+            for code in code_objects(fn.__code__)
             for ins in dis.get_instructions(code)
             if ins.opname == "LOAD_GLOBAL"
         }

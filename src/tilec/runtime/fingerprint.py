@@ -17,12 +17,13 @@ import linecache
 import marshal
 import sys
 import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..source_text import supplied
 from .compiler_fingerprint import COMPILER_PACKAGES
+from .namespace_reads import chains, code_objects, defining_scope, is_namespace
 
 _CONSTANT_TYPES = (int, float, bool, str, bytes, type(None))
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
@@ -30,6 +31,7 @@ _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
 _NAME_SHIFT = 1 if sys.version_info >= (3, 11) else 0
 
 UsedGlobals = dict[tuple[str, int], tuple[Any, Mapping[str, Any]]]
+GlobalRead = tuple[Mapping[str, Any], str, Any, str]  # scope, key, value, label
 
 
 @dataclass(frozen=True)
@@ -39,29 +41,24 @@ class Dependencies:
     ``key``: the fingerprint (hex SHA-256). ``used_global_vals``: Triton's map ``(name,
     id(scope)) -> (value, scope)``, where scope is the reading function's ``__globals__`` or,
     for closure variables, a dict of that function's closure values. ``globals_read``: the
-    entries read from a module's globals, which a later assignment can change. ``stable``:
+    entries read from a module's globals or off a user's module or class (namespace_reads.py),
+    which a later assignment can change, as (scope, key, value, label: the name as the kernel
+    spells it, ``Cfg.SCALE``). ``stable``:
     every value has a text that means the same in another process (else the disk cache is
     skipped for this kernel).
     """
 
     key: str
     used_global_vals: UsedGlobals
-    globals_read: tuple[tuple[dict[str, Any], str, Any], ...]
+    globals_read: tuple[GlobalRead, ...]
     stable: bool
-
-
-def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from _code_objects(const)
 
 
 def _global_names(code: types.CodeType) -> set[str]:
     """The names ``code`` (and the code nested in it) loads from its globals, read from the
     raw bytecode (dis.get_instructions costs ~1 ms per kernel)."""
     names = set()
-    for c in _code_objects(code):
+    for c in code_objects(code):
         raw, extended = c.co_code, 0
         for i in range(0, len(raw), 2):
             op, arg = raw[i], raw[i + 1] | extended
@@ -74,7 +71,7 @@ def _global_names(code: types.CodeType) -> set[str]:
 def _last_line(code: types.CodeType) -> int:
     """The last source line with code in ``code`` or the functions nested in it."""
     return max(
-        (line for c in _code_objects(code) for _, _, line in c.co_lines() if line is not None),
+        (line for c in code_objects(code) for _, _, line in c.co_lines() if line is not None),
         default=0,
     )
 
@@ -120,7 +117,7 @@ class _Walk:
         self.pending: list[Any] = [fn]
         self.seen: set[int] = set()
         self.used: UsedGlobals = {}
-        self.globals_read: list[tuple[dict[str, Any], str, Any]] = []
+        self.globals_read: list[GlobalRead] = []
         self.stable = True
 
     def run(self) -> Dependencies:
@@ -151,23 +148,36 @@ class _Walk:
         glob = getattr(f, "__globals__", {})
         for name in sorted(closure):
             self._read(f, name, closure[name], closure)
-        names = _global_names(code)
-        for name in sorted(names):
+        readable = dict(closure)
+        for name in sorted(_global_names(code)):
             if name in glob:
                 self._read(f, name, glob[name], glob)
-        self._module_callees(f, code, glob, names)
+                readable.setdefault(name, glob[name])
+        roots = {name: value for name, value in readable.items() if is_namespace(value)}
+        if roots:
+            for chain in sorted(chains(code)):
+                if chain[0] in roots:
+                    self._read_chain(f, chain, roots[chain[0]])
 
-    def _module_callees(self, f: Any, code: types.CodeType, glob: dict[str, Any],
-                        names: set[str]) -> None:  # fmt: skip
-        """``helpers.fn(...)``: @jit functions read as attributes of an imported module."""
-        modules = [glob[n] for n in sorted(names) if isinstance(glob.get(n), types.ModuleType)]
-        attrs = sorted({n for c in _code_objects(code) for n in c.co_names} - names)
-        for module in modules:
-            for attr in attrs:
-                value = getattr(module, attr, None)
-                if _is_jit(value):
-                    self.hash.update(f"jit {module.__name__}.{attr}\n".encode())
-                    self.pending.append(value)
+    def _read_chain(self, f: Any, chain: tuple[str, ...], value: Any) -> None:
+        """Hash and watch what ``mod.sub.X`` / ``Cls.X`` reads, entry by entry; a @jit
+        function found this way (``helpers.fn(...)``) is walked like a global one."""
+        label = chain[0]
+        for attr in chain[1:]:
+            scope = defining_scope(value, attr) if is_namespace(value) else None
+            if scope is None:
+                return  # not the user's namespace, or an attribute no dict holds
+            label, owner, value = f"{label}.{attr}", value, scope[attr]
+            self.globals_read.append((scope, attr, value, label))
+            if _is_jit(value):
+                self.hash.update(f"jit {label}\n".encode())
+                self.pending.append(value)
+                return
+            if not is_namespace(value):
+                text = self._text(getattr(owner, attr), f)  # a staticmethod as its function
+                self.hash.update(f"{label}={text}\n".encode())
+                return
+            self.hash.update(f"{label}=namespace:{_qualified(value)}\n".encode())
 
     def _read(self, f: Any, name: str, value: Any, scope: dict[str, Any]) -> None:
         """Hash and record one value ``f`` reads as ``name`` from ``scope``."""
@@ -182,7 +192,7 @@ class _Walk:
             return  # tl functions, like Triton's builtins, are not watched
         self.used[(name, id(scope))] = (value, scope)
         if scope is getattr(f, "__globals__", None):
-            self.globals_read.append((scope, name, value))
+            self.globals_read.append((scope, name, value, name))
 
     def _text(self, value: Any, reader: Any) -> str:
         """A stable text for ``value``; plain functions from the reader's file and @jit
