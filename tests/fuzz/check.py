@@ -44,7 +44,7 @@ def make_launch(case: Case) -> Launch:
     rng = np.random.default_rng(case.data_seed)
     k = case.kernel
     inputs = [data.values(rng, x.dtype, k.grid * numel(x.shape), case.special) for x in k.inputs]
-    size = numel(k.root.shape) * (1 if k.store != "store" else k.grid)
+    size = numel(k.root.shape) * (k.grid if k.store == "store" else 1 + k.returns_old)
     t = k.out_dtype
     if k.store != "store":
         initial = data.ordinary(rng, t, size)

@@ -106,10 +106,12 @@ class Generator(ShapeOps):
             builders = [self.binary, self.binary, self.binary, self.compare, self.where,
                         self.minmax, self.unary, self.unary, self.cast, self.reduce, self.scan,
                         self.reshape, self.permute, self.broadcast, self.join_split,
-                        self.cat_flip, self.math, self.binary, self.sort_gather]  # fmt: skip
+                        self.cat_flip, self.math, self.binary, self.sort_gather,
+                        self.dot, self.loop]  # fmt: skip
             if not shape:
                 builders = [b for b in builders if b not in (self.scan, self.reshape,
-                            self.permute, self.broadcast, self.join_split, self.cat_flip)]  # fmt: skip
+                            self.permute, self.broadcast, self.join_split, self.cat_flip,
+                            self.dot)]  # fmt: skip
             node = pick(d, builders)(shape, depth - 1, root)
         self.pool.append(node)
         return node
@@ -189,6 +191,23 @@ class Generator(ShapeOps):
             t = D.F32
         return Node("bin", (a, b), t, shape, (sym,))
 
+    def loop(self, shape: Shape, depth: int, root: bool) -> Node:
+        """A value carried through a for loop: ``acc = (acc sym step).to(acc's type)`` each
+        trip (form 0), each even trip under an ``if`` (1), or unrolled by tl.static_range (2)."""
+        d = self.d
+        sym = pick(d, ("+", "-", "*", "&", "|", "^"))
+        init = self.value(shape, depth)
+        step = self.operand(shape, depth, init.dtype)
+        if sym in ("&", "|", "^"):
+            init, step = self.integer(init), self.integer(step)
+        else:
+            init, step = self.no_bool(init), self.no_bool(step)
+        step = self.refit(step, init)
+        form = d.int(0, 2)
+        if form == 2 and sym in ("+", "-") and init.dtype.is_float:
+            form = 0  # unrolled, a product's one addition would be fused: not modelled
+        return Node("loop", (init, step), init.dtype, shape, (sym, d.int(0, 5), form))
+
     def compare(self, shape: Shape, depth: int, root: bool) -> Node:
         a, b = self.pair(shape, depth)
         if a.shape != shape and b.shape != shape:
@@ -246,7 +265,7 @@ class Generator(ShapeOps):
 
 
 ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
-           "atomic_xchg")  # fmt: skip
+           "atomic_xchg", "atomic_cas")  # fmt: skip
 
 
 def generate(d: Draw) -> Case:
@@ -257,10 +276,13 @@ def generate(d: Draw) -> Case:
     atomic = coin(d, 10)
     if not atomic and coin(d, 15):  # math functions are only ever roots: give them a share
         root = g.math(shape, depth - 1, True)
+    elif not atomic and len(shape) in (2, 3) and coin(d, 10):  # float dots too
+        root = g.dot(shape, depth - 1, True)
     else:
         root = g.value(shape, depth, root=not atomic)
     grid = pick(d, (1, 2, 3))
     store = "store"
+    returns_old = False
     if atomic:
         store = pick(d, ATOMICS)
         bitwise = store in ("atomic_and", "atomic_or", "atomic_xor")
@@ -270,11 +292,13 @@ def generate(d: Draw) -> Case:
         root = g.cast_to(root, out)
         if store == "atomic_xchg" or (out.is_float and store == "atomic_add"):
             grid = 1
+        if store == "atomic_cas" or coin(d, 50):  # the old values are kept: one program
+            grid, returns_old = 1, True
     else:
         out = pick(d, (*D.ALL, D.BOOL)) if coin(d, 15) else root.dtype
         if is_approximate(root):  # a tolerance holds in the root's own type only
             out = root.dtype
-    out_masked = coin(d, 50)
+    out_masked = store != "atomic_cas" and coin(d, 50)  # tl.atomic_cas takes no mask
     bounds = []
     for x in g.inputs:
         total = grid * numel(x.shape)
@@ -283,6 +307,6 @@ def generate(d: Draw) -> Case:
     bounds.append(total - d.int(0, total // 2) if out_masked else total)  # some lanes live
     kernel = Kernel(
         tuple(g.inputs), root, out, store, out_masked, grid, tuple(g.scalars), tuple(g.consts),
-        tuple(sorted(g.combine)),
+        tuple(sorted(g.combine)), returns_old,
     )  # fmt: skip
     return Case(kernel, d.int(0, 2**31 - 1), tuple(bounds), d.int(0, 3))

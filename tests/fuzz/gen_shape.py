@@ -17,6 +17,7 @@ DIMS = (1, 2, 4, 8, 16, 32)
 MATH1 = ("exp", "log", "sin", "cos", "sqrt", "exp2", "log2", "rsqrt", "erf", "sqrt_rn", "sigmoid")
 MATH = (*MATH1, "div_rn", "fma")
 SCANS = ("cumsum", "cumprod", "scan_add", "scan_max", "scan_xor", "scan_or")
+DOT_TYPES = (D.I8, D.F16, D.BF16, D.F32, D.F64)
 
 
 def random_shape(d: Draw, rank: int, limit: int = MAX_NUMEL) -> Shape:
@@ -183,3 +184,20 @@ class ShapeOps:
         mask = Node("lit", (), D.I32, (), (size - 1,))
         idx = Node("bin", (idx, mask), idx.dtype, shape, ("&",))  # an index inside src
         return Node("gather", (src, idx), src.dtype, shape, (axis,))
+
+    def dot(self, shape: Shape, depth: int, root: bool) -> Node:
+        """tl.dot of 2-D or batched 3-D tiles, with or without ``acc``. Float dots add in an
+        order of the backend's choosing: only at the root, as float sums."""
+        d = self.d
+        if len(shape) not in (2, 3):
+            return self.value(shape, depth)
+        *batch, m, n = shape
+        t = pick(d, DOT_TYPES if root else (D.I8,))
+        sizes = [k for k in DIMS if numel((*batch, k)) * max(m, n) <= MAX_NUMEL]
+        k = pick(d, sizes or [1])
+        a = self.cast_to(self.value((*batch, m, k), depth), t)
+        b = self.cast_to(self.value((*batch, k, n), depth), t)
+        out = D.I32 if t.is_int else D.F64 if t == D.F64 else D.F32
+        if coin(d, 40):
+            return Node("dot", (a, b, self.cast_to(self.value(shape, depth), out)), out, shape)
+        return Node("dot", (a, b), out, shape)

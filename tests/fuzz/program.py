@@ -49,6 +49,9 @@ class Kernel:
     scalars: tuple[tuple[str, DType, int | float], ...]  # runtime scalar arguments
     constexprs: tuple[tuple[str, int | float], ...]
     combine: tuple[str, ...] = ()  # helper combine functions the kernel's scans call
+    # an atomic's returned old values are stored after the atomic's lanes (a grid of 1: with
+    # more programs they would depend on the order the programs ran in)
+    returns_old: bool = False
 
 
 @dataclass(frozen=True)

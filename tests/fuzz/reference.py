@@ -19,7 +19,7 @@ from .convert import bitcast, convert, literal
 from .dtypes import DType
 from .numerics import as_ints, round_float, wrap
 from .program import Case, Node, numel, walk
-from .reference_ops import MATH_ULPS, math_fn, reduce_op, scan_op
+from .reference_ops import MATH_ULPS, dot_op, math_fn, reduce_op, scan_op
 
 Value = tuple[np.ndarray, np.ndarray]  # values, undefined lanes
 
@@ -43,8 +43,8 @@ class Expect:
 def is_approximate(node: Node) -> bool:
     if node.op == "math":
         return True
-    kind = node.attr[0] if node.op in ("reduce", "scan") else ""
-    return node.dtype.is_float and kind in ("sum", "cumsum", "cumprod")
+    kind = node.attr[0] if node.op in ("reduce", "scan") else node.op
+    return node.dtype.is_float and kind in ("sum", "cumsum", "cumprod", "dot")
 
 
 class Evaluator:
@@ -114,6 +114,10 @@ class Evaluator:
         if op == "scan":
             x, u = memo[id(a[0])]
             return scan_op(n, x, u, a[0].dtype, self)
+        if op == "loop":
+            return self.loop(n, memo)
+        if op == "dot":
+            return dot_op(n, [memo[id(x)] for x in a], self)
         if op == "math":
             args = [memo[id(x)] for x in a]
             self.ulps = MATH_ULPS[n.attr[0]] + (1 if n.dtype == D.F64 else 0)
@@ -170,6 +174,22 @@ class Evaluator:
             got = np.take_along_axis(x, i, axis)
             return got, np.take_along_axis(ux, i, axis) | ui
         return _sort(n, *vals[0])
+
+    def loop(self, n: Node, memo: dict) -> Value:
+        """Each trip one binary op on the carried value, converted back to its type."""
+        init, step = n.args
+        sym, trips, form = n.attr
+        acc, u = memo[id(init)]
+        carried = Node("carried", (), init.dtype, n.shape)
+        t = D.computation_type(init.dtype, False, step.dtype, step.is_literal, False)
+        body = Node("bin", (carried, step), t, n.shape, (sym,))
+        for i in range(trips):
+            if form == 1 and i % 2:
+                continue
+            v, u = self.binary(body, {**memo, id(carried): (acc, u)})
+            acc, wrong = convert(v, t, init.dtype)
+            u = u | wrong
+        return acc, u
 
     def load(self, n: Node) -> Value:
         k = n.attr[0]
@@ -332,8 +352,11 @@ def expected_output(
             if ev.gpu_atol is not None:
                 gpu_atol[lanes] = np.broadcast_to(ev.gpu_atol, k.root.shape).reshape(-1)[live]
         else:
-            out[lanes], bad = _atomic(k.store, out[lanes], y, t)
+            old = out[lanes].copy()
+            out[lanes], bad = _atomic(k.store, old, y, t)
             undefined[lanes] |= u | bad
+            if k.returns_old:  # what each lane held before: defined whatever it stored
+                out[size + lanes] = old
     return Expect(out, undefined, ulps, atol, gpu_atol)
 
 
@@ -341,6 +364,8 @@ def _atomic(kind: str, old: np.ndarray, v: np.ndarray, t: DType) -> Value:
     bad = np.zeros(v.shape, bool)
     if kind == "atomic_xchg":
         return v.copy(), bad
+    if kind == "atomic_cas":  # every lane is live; every third compares with old + 1, a miss
+        return np.where(np.arange(len(old)) % 3 == 0, old, v), bad
     if t.is_float:
         bad = np.isnan(v) | ((v == 0) & (old == 0))
         if kind == "atomic_add":

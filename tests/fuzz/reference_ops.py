@@ -72,6 +72,35 @@ def reduce_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tup
     return _place(round_float(r, t), n, axis), undefined | _place(big, n, axis)
 
 
+def dot_op(n: Node, args: list[tuple[np.ndarray, np.ndarray]], ev: Any) -> tuple:
+    """``acc + a @ b``: exact for int8 (int32 wraps), else approximate like a float sum (any
+    order of the K products and the accumulator, each product exact or fused)."""
+    (a, ua), (b, ub) = args[:2]
+    t = n.dtype
+    undefined = ua.any(axis=-1)[..., :, None] | ub.any(axis=-2)[..., None, :]
+    if len(args) > 2:
+        undefined = undefined | args[2][1]
+    if t.is_int:
+        r = np.matmul(as_ints(a), as_ints(b))
+        if len(args) > 2:
+            r = r + as_ints(args[2][0])
+        return wrap(r, t), undefined
+    ws = [x.astype(np.float64) for x, _ in args]
+    # the magnitudes of the finite terms: infinities and NaNs make the result an infinity or
+    # NaN in any order, unless finite partial sums overflow first (then it is left undefined)
+    mags = [np.where(np.isfinite(w), np.abs(w), 0.0) for w in ws]
+    with np.errstate(all="ignore"):
+        r = np.matmul(ws[0], ws[1])
+        bound = np.matmul(mags[0], mags[1])
+        if len(args) > 2:
+            r, bound = r + ws[2], bound + mags[2]
+    terms = a.shape[-1] + len(args) - 2
+    # float64 reference sums round too: for an fp64 dot they count as much as the kernel's
+    ev.atol = (4 if t == D.F64 else 2) * terms * EPS[t.name] * bound + _tiny(t)
+    big = ~(bound <= D.FLOAT_FORMAT[t.name][2] / 4)
+    return round_float(r, t), undefined | big
+
+
 def _arg_extreme(xs: np.ndarray, largest: bool) -> np.ndarray:
     """The first index of the largest (smallest) number along the last axis; NaNs are skipped
     and a row of NaNs gives 0 (docs/language/semantics.md, after Triton's argmax tests)."""

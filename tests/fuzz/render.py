@@ -88,6 +88,9 @@ def _expr(node: Node, names: dict[int, str]) -> str:  # one case per op
         return f"tl.gather({a[0]}, {a[1]}, {attr[0]})"
     if op == "math":
         return f"tl.{attr[0]}({', '.join(a)})"
+    if op == "dot":  # fp32 in full precision: tf32 would differ between backends
+        ieee = ', input_precision="ieee"' if node.args[0].dtype.name == "float32" else ""
+        return f"tl.dot({', '.join(a)}{ieee})"
     raise AssertionError(op)
 
 
@@ -111,6 +114,17 @@ def _leaf(node: Node) -> str | None:
     if op == "full":
         return f"tl.full({_shape_text(node.shape)}, {attr[0]!r}, {node.dtype.tl})"
     return None
+
+
+def _loop(node: Node, v: str, names: dict[int, str]) -> list[str]:
+    sym, trips, form = node.attr
+    init, step = (names[id(a)] for a in node.args)
+    loop = f"tl.static_range({trips})" if form == 2 else f"range({trips})"
+    body = f"{v} = ({v} {sym} {step}).to({node.dtype.tl})"
+    if form == 1:
+        return [f"    {v} = {init}", f"    for i in {loop}:", "        if i % 2 == 0:",
+                f"            {body}"]  # fmt: skip
+    return [f"    {v} = {init}", f"    for i in {loop}:", f"        {body}"]
 
 
 def params(k: Kernel) -> list[str]:
@@ -142,7 +156,9 @@ def source(k: Kernel, name: str = "kernel") -> str:
             names[id(node)] = leaf
             continue
         v = names[id(node)] = f"v{len(names)}"
-        if node.op == "split":
+        if node.op == "loop":
+            lines += _loop(node, v, names)
+        elif node.op == "split":
             first, second = (v, "_") if node.attr[0] == 0 else ("_", v)
             lines.append(f"    {first}, {second} = tl.split({names[id(node.args[0])]})")
         else:
@@ -151,6 +167,15 @@ def source(k: Kernel, name: str = "kernel") -> str:
     base = "pid * 0" if atomic else f"pid * {numel(k.root.shape)}"
     lines.append(f"    oo = {offsets(k.root.shape, base)}")
     mask = ", mask=oo < n_out" if k.out_masked else ""
-    call = f"tl.{k.store}" if atomic else "tl.store"
-    lines.append(f"    {call}(out + oo, {names[id(k.root)]}{mask})")
+    value = names[id(k.root)]
+    if k.store == "atomic_cas":  # every third lane compares with a value it does not hold
+        lines.append("    cur = tl.load(out + oo)")
+        lines.append(
+            f"    old = tl.atomic_cas(out + oo, tl.where(oo % 3 == 0, cur + 1, cur), {value})"
+        )
+    else:
+        call = f"tl.{k.store}" if atomic else "tl.store"
+        lines.append(f"    {'old = ' if k.returns_old else ''}{call}(out + oo, {value}{mask})")
+    if k.returns_old:
+        lines.append(f"    tl.store(out + {numel(k.root.shape)} + oo, old{mask})")
     return "\n".join(lines) + "\n"

@@ -83,3 +83,35 @@ def test_argmax_skips_nan_as_documented() -> None:
     x = np.array([[np.nan, 6, 8], [np.nan, np.nan, np.nan], [np.nan, -np.inf, 1]], np.float32)
     assert _arg_extreme(x, True).tolist() == [2, 0, 2]
     assert _arg_extreme(x, False).tolist() == [1, 0, 1]
+
+
+def test_generator_reaches_dots_loops_and_atomic_results() -> None:
+    from .program import walk
+
+    seen: set[str] = set()
+    for seed in range(400):
+        case = generate(RandomDraw(seed))
+        k = case.kernel
+        seen |= {n.op for n in walk(k.root)} | {k.store, "returns_old" * k.returns_old}
+        seen |= {f"dot:{n.dtype.name}" for n in walk(k.root) if n.op == "dot"}
+        seen |= {f"loop:{n.attr[2]}" for n in walk(k.root) if n.op == "loop"}
+    want = {"dot:int32", "dot:float32", "dot:float64", "loop:0", "loop:1", "loop:2",
+            "atomic_cas", "returns_old"}  # fmt: skip
+    assert want <= seen, want - seen
+
+
+def test_int8_dot_and_carried_loop_reference() -> None:
+    from .program import Case, Input, Kernel, Node
+    from .reference import Evaluator
+
+    a = Node("load", (), D.I8, (2, 3), (0,))
+    b = Node("load", (), D.I8, (3, 2), (1,))
+    dot = Node("dot", (a, b), D.I32, (2, 2))
+    loop = Node("loop", (dot, Node("lit", (), D.I32, (), (3,))), D.I32, (2, 2), ("*", 3, 1))
+    inputs = (Input(D.I8, (2, 3), False, None), Input(D.I8, (3, 2), False, None))
+    case = Case(Kernel(inputs, loop, D.I32, "store", False, 1, (), ()), 0, (6, 6, 4), 0)
+    x = np.array([-128, 127, 1, 2, 3, 4], np.int8)
+    y = np.array([-128, 1, 2, 3, 4, 5], np.int8)
+    got, undefined = Evaluator(case, [x, y], 0).run()
+    want = (x.reshape(2, 3).astype(np.int64) @ y.reshape(3, 2).astype(np.int64)) * 9  # trips 0, 2
+    assert got.tolist() == want.tolist() and not undefined.any()
