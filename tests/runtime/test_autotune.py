@@ -86,8 +86,8 @@ def test_restore_value_keeps_inputs(program):
 def test_prune_and_perf_model(program):
     seen = []
 
-    def early(configs, named):
-        seen.append(named["n"])
+    def early(configs, named, **kwargs):
+        seen.append((named["n"], kwargs))
         return [c for c in configs if c.kwargs["BLOCK"] != 8]
 
     kernel = _tuned(
@@ -96,8 +96,22 @@ def test_prune_and_perf_model(program):
         reset_to_zero=["x_ptr"],
     )  # fmt: skip
     kernel[_grid](np.zeros(16, np.float32), 16)
-    assert seen == [16] and kernel.best_config.kwargs == {"BLOCK": 2}
+    assert seen == [(16, {})] and kernel.best_config.kwargs == {"BLOCK": 2}
     assert len(kernel.configs_timings) == 1
+
+
+def test_the_prune_hook_gets_keyword_arguments_as_keywords(program):
+    # Triton calls early_config_prune(configs, positional arguments by name, **keyword
+    # arguments): its fused-attention tutorial reads kwargs["N_CTX"] there
+    seen = []
+
+    def early(configs, named, **kwargs):
+        seen.append((sorted(named), kwargs))
+        return configs
+
+    kernel = _tuned(prune_configs_by={"early_config_prune": early})
+    kernel[_grid](np.zeros(16, np.float32), n=16)
+    assert seen == [(["x_ptr"], {"n": 16})]
 
 
 def test_conflicting_meta_parameter_is_an_error(program):

@@ -134,10 +134,14 @@ class Autotuner(KernelInterface):
         return key
 
     # ------------------------------------------------------------------ tuning
-    def prune_configs(self, named: dict[str, Any]) -> list[Config]:
+    def prune_configs(self, kwargs: dict[str, Any], nargs: dict[str, Any]) -> list[Config]:
+        """The configs left to time, as Triton prunes them: ``early_config_prune(configs,
+        nargs, **kwargs)`` with the positional arguments by name and the launch's keyword
+        arguments, then the ``top_k`` best by ``perf_model``."""
+        named = {**nargs, **kwargs}
         configs = list(self.configs)
         if self.early_config_prune is not None:
-            configs = list(self.early_config_prune(configs, named))
+            configs = list(self.early_config_prune(configs, nargs, **kwargs))
         if self.perf_model is not None:
             top_k = self.top_k
             if isinstance(top_k, float) and top_k <= 1.0:
@@ -200,7 +204,7 @@ class Autotuner(KernelInterface):
         device = self._device(named)
         timings: dict[Config, float] = {}
         errors: list[TilecError] = []
-        for config in self.prune_configs(named):
+        for config in self.prune_configs(kwargs, dict(zip(self.arg_names, args))):
             try:
                 timings[config] = self._bench(config, args, grid, kwargs, named, device)
             except (CompileError, LaunchError) as exc:  # a config that cannot run loses
