@@ -204,8 +204,8 @@ class Generator(ShapeOps):
             init, step = self.no_bool(init), self.no_bool(step)
         step = self.refit(step, init)
         form = d.int(0, 2)
-        if form == 2 and sym in ("+", "-") and init.dtype.is_float:
-            form = 0  # unrolled, a product's one addition would be fused: not modelled
+        if form == 2 and init.dtype.is_float:
+            form = 0  # unrolled, a product and an addition would be fused (not modelled)
         return Node("loop", (init, step), init.dtype, shape, (sym, d.int(0, 5), form))
 
     def compare(self, shape: Shape, depth: int, root: bool) -> Node:

@@ -17,6 +17,7 @@ import numpy as np
 from . import dtypes as D
 from .convert import bitcast, convert, literal
 from .dtypes import DType
+from .fusion import fma, fused_sides, product_of
 from .numerics import as_ints, round_float, wrap
 from .program import Case, Node, numel, walk
 from .reference_ops import MATH_ULPS, dot_op, math_fn, reduce_op, scan_op
@@ -58,6 +59,7 @@ class Evaluator:
         self.atol: np.ndarray | None = None
         self.gpu_atol: np.ndarray | None = None
         self.ulps = 0
+        self.fused = fused_sides(case.kernel.root)
 
     def run(self) -> Value:
         memo: dict[int, Value] = {}
@@ -219,12 +221,24 @@ class Evaluator:
                 return _compare(sym, x, y), undefined
         if n.op == "minmax":
             return _minmax(n, x, y, t, undefined)
+        if id(n) in self.fused:
+            return self.fused_add(n, memo), undefined
         if t.is_float:
             return _float_binary(sym, x, y, t), undefined
         # Triton: >> is arithmetic when its tensor operand (the left one, else the right) is
         # signed, even where promotion made the computation type unsigned
         decides = b if a.is_literal else a
         return _int_binary(sym, x, y, t, undefined, arithmetic=decides.dtype.kind == "i")
+
+    def fused_add(self, n: Node, memo: dict) -> np.ndarray:
+        """``a * b + c``, ``a * b - c`` or ``c - a * b`` rounded once (fusion.py)."""
+        side = self.fused[id(n)]
+        mul = product_of(n.args[side])
+        a, b = (self.operand(x, n.dtype, n.shape, memo)[0] for x in mul.args)
+        c = self.operand(n.args[1 - side], n.dtype, n.shape, memo)[0]
+        if n.attr[0] == "-":
+            a, c = (a, -c) if side == 0 else (-a, c)
+        return fma(a, b, c, n.dtype)
 
     def unary(self, n: Node, memo: dict) -> Value:
         x, u = memo[id(n.args[0])]

@@ -115,3 +115,23 @@ def test_int8_dot_and_carried_loop_reference() -> None:
     got, undefined = Evaluator(case, [x, y], 0).run()
     want = (x.reshape(2, 3).astype(np.int64) @ y.reshape(3, 2).astype(np.int64)) * 9  # trips 0, 2
     assert got.tolist() == want.tolist() and not undefined.any()
+
+
+def test_fused_multiply_add_rounds_once_where_the_compiler_fuses() -> None:
+    from .fusion import fma, fused_sides
+    from .program import Node
+
+    # 1 + 2**-11 + 2**-24 + 2**-60 is above the tie: through fp64 it would round to the tie,
+    # then to even (1 + 2**-11); once, it rounds up
+    a = np.array([1 + 2.0**-12], np.float32)
+    assert fma(a, a, np.array([2.0**-60], np.float32), D.F32)[0] == np.float32(1 + 2**-11 + 2**-23)
+    x, y = (Node("load", (), D.F32, (4,), (k,)) for k in (0, 1))
+    z = Node("load", (), D.F64, (4,), (2,))
+    mul = Node("bin", (x, y), D.F32, (4,), ("*",))
+    add = Node("bin", (y, mul), D.F32, (4,), ("-",))
+    assert fused_sides(add) == {id(add): 1}
+    twice = Node("bin", (add, mul), D.F32, (4,), ("+",))  # the product has two uses
+    assert fused_sides(twice) == {}
+    assert fused_sides(Node("bin", (mul, z), D.F64, (4,), ("+",))) == {}  # a cast between
+    by_one = Node("bin", (x, Node("lit", (), D.F32, (), (1.0,))), D.F32, (4,), ("*",))
+    assert fused_sides(Node("bin", (by_one, y), D.F32, (4,), ("+",))) == {}
