@@ -57,7 +57,10 @@ def test_torch_tensors_as_descriptor_bases():
 def test_a_different_block_shape_compiles_a_new_kernel():
     x = np.ones((16, 16), np.float32)
     out = _poisoned((16, 16))
-    before = len(scale_blocks._kernels)
+    scale_blocks[(1, 2)](TensorDescriptor.from_tensor(x, [16, 8]),
+                         TensorDescriptor.from_tensor(out, [16, 8]), 1.0, BM=16, BN=8)  # fmt: skip
+    before = len(scale_blocks._kernels)  # this configuration's table, with the 16x8 kernel
+    out = _poisoned((16, 16))
     scale_blocks[(2, 2)](TensorDescriptor.from_tensor(x, [8, 8]),
                          TensorDescriptor.from_tensor(out, [8, 8]), 1.0, BM=8, BN=8)  # fmt: skip
     np.testing.assert_array_equal(out, x)

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, overload
 
+from .. import config as _config
 from ..backends import registry
 from ..errors import LaunchArgumentError, TilecError, UnsupportedFeature, UsageError
 from ..source_text import def_text, recover_exec_source, with_text
@@ -84,7 +85,7 @@ class JITFunction(_kernel_base(), KernelTable):  # type: ignore[misc]
         self._launch_fn: Callable[..., LaunchedKernel] | None = None
         self._bind: Callable[[Any], Callable[..., LaunchedKernel]] | None = None
         _LIVE.add(self)
-        self._tables: dict[tuple[Any, ...], dict[Any, LaunchedKernel]] = {}
+        self._tables: dict[_config.Config, dict[Any, LaunchedKernel]] = {}
         self._kernels: dict[Any, LaunchedKernel] = {}
         self._cfg: Any = None
         self._cache_key: str | None = None

@@ -50,7 +50,7 @@ class KernelTable:
     backend: str | None
     debug: bool | None
     repr: Callable[[Any], str]
-    _tables: dict[tuple[Any, ...], dict[Any, LaunchedKernel]]
+    _tables: dict[_config.Config, dict[Any, LaunchedKernel]]
     _kernels: dict[Any, LaunchedKernel]
     _cfg: Any
     _guard: GlobalGuard | None
@@ -100,21 +100,15 @@ class KernelTable:
         return kernel
 
     def _switch_config(self) -> None:
-        """Keep one kernel table per setting that changes what a launch compiles to."""
+        """Keep one kernel table per configuration: any field may change what a launch
+        compiles to or how it runs (a new field too), and the disk cache reloads a kernel
+        for a configuration that differs only in others (print_autotuning...) cheaply."""
         cfg = _config.get()
         if self._cfg is not None and cfg.debug != self._cfg.debug:
             self._launch_fn = None  # debug mode launches through its own function
         self._cfg = cfg
         self._reset_bind()  # the launcher kind may differ under the new configuration
-        setting = (
-            cfg.backend,
-            cfg.interpret,
-            cfg.debug,
-            cfg.num_threads,
-            cfg.disable_launcher,
-            cfg.default_fp_fusion,
-        )
-        self._kernels = self._tables.setdefault(setting, {})
+        self._kernels = self._tables.setdefault(cfg, {})
 
     def _compile(
         self, key: Any, options: dict[str, Any], arguments: dict[str, Any] | None = None
