@@ -12,6 +12,11 @@ from .numerics import round_float
 RATES = (0.0, 0.05, 0.2, 0.5)
 
 
+_INT_EDGES = (127.5, 128.0, -128.5, -129.0, 255.5, 256.0, -0.75, 32767.5, 32768.0, -32769.0,
+              65535.5, 65536.0, 2.0**31, -(2.0**31), -(2.0**31) - 512, 2.0**32, 2.0**63,
+              -(2.0**63), 2.0**64, 4294967040.0, 9.223372036854775e18)  # fmt: skip
+
+
 def values(rng: np.random.Generator, t: DType, n: int, special: int) -> np.ndarray:
     """``n`` reference values of ``t``."""
     edge = rng.random(n) < RATES[special]
@@ -31,6 +36,8 @@ def values(rng: np.random.Generator, t: DType, n: int, special: int) -> np.ndarr
     wide = rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 3, size=n)
     out = np.where(rng.random(n) < 0.5, grid, wide)
     edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** (emin - 2), biggest, 1.0, -1.0])
+    # where conversions to integers saturate, and the halves before them
+    edges = np.concatenate([edges, [x for x in _INT_EDGES if abs(x) <= biggest]])
     out[edge] = edges[rng.integers(0, len(edges), size=int(edge.sum()))]
     return round_float(out, t)
 
