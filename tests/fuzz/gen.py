@@ -13,7 +13,7 @@ from . import dtypes as D
 from .draw import Draw, coin, pick
 from .dtypes import DType
 from .gen_shape import ShapeOps, random_shape
-from .program import Case, Input, Kernel, Node, Shape, numel
+from .program import Case, Input, Kernel, Layout, Node, Shape, numel
 from .reference import is_approximate
 
 MAX_NODES = 40  # compile time grows with the kernel; failures shrink anyway
@@ -54,9 +54,20 @@ class Generator(ShapeOps):
             t = pick(d, (*D.ALL, *D.FLOATS))
             masked = coin(d, 60)
             other = self.number(t) if masked and coin(d, 60) else None
-            self.inputs.append(Input(t, shape, masked, other))
+            self.inputs.append(Input(t, shape, masked, other, self.layout(shape)))
             k = len(self.inputs) - 1
         return Node("load", (), self.inputs[k].dtype, shape, (k,))
+
+    def layout(self, shape: Shape) -> Layout:
+        """Mostly contiguous rows; at times another axis order (a transposed tile) or axes
+        read backwards, so that loads and stores also take strided and reversed addresses."""
+        d = self.d
+        if not shape or not coin(d, 30):
+            return Layout()
+        rest = list(range(len(shape)))
+        order = tuple(rest.pop(d.int(0, len(rest) - 1)) for _ in range(len(shape)))
+        flipped = tuple(a for a in range(len(shape)) if coin(d, 30))
+        return Layout(() if order == tuple(sorted(order)) else order, flipped)
 
     def scalar(self) -> Node:
         d = self.d
@@ -307,6 +318,6 @@ def generate(d: Draw) -> Case:
     bounds.append(total - d.int(0, total // 2) if out_masked else total)  # some lanes live
     kernel = Kernel(
         tuple(g.inputs), root, out, store, out_masked, grid, tuple(g.scalars), tuple(g.consts),
-        tuple(sorted(g.combine)), returns_old,
+        tuple(sorted(g.combine)), returns_old, g.layout(shape),
     )  # fmt: skip
     return Case(kernel, d.int(0, 2**31 - 1), tuple(bounds), d.int(0, 3))

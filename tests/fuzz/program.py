@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .dtypes import DType
 
 Shape = tuple[int, ...]
@@ -29,6 +31,36 @@ class Node:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where a tile's elements lie in its block of memory: row-major over the axes in ``order``
+    (the tile's own order when empty: contiguous rows), the ``flipped`` axes backwards."""
+
+    order: tuple[int, ...] = ()
+    flipped: tuple[int, ...] = ()
+
+    def strides(self, shape: Shape) -> list[int]:
+        order = self.order or tuple(range(len(shape)))
+        strides = [0] * len(shape)
+        step = 1
+        for axis in reversed(order):
+            strides[axis] = step
+            step *= shape[axis]
+        return strides
+
+    def offsets(self, shape: Shape) -> np.ndarray:
+        """Each element's offset in the block."""
+        out = np.zeros(shape, np.int64)
+        for axis, stride in enumerate(self.strides(shape)):
+            index = np.arange(shape[axis])
+            if axis in self.flipped:
+                index = index[::-1]
+            out = out + (index * stride).reshape(
+                [-1 if k == axis else 1 for k in range(len(shape))]
+            )
+        return out
+
+
+@dataclass(frozen=True)
 class Input:
     """A pointer argument loaded as a tile of ``shape`` (``pid * numel`` further on)."""
 
@@ -36,6 +68,7 @@ class Input:
     shape: Shape
     masked: bool
     other: int | float | None  # the masked load's ``other`` (None: lanes stay undefined)
+    layout: Layout = Layout()
 
 
 @dataclass(frozen=True)
@@ -52,6 +85,7 @@ class Kernel:
     # an atomic's returned old values are stored after the atomic's lanes (a grid of 1: with
     # more programs they would depend on the order the programs ran in)
     returns_old: bool = False
+    out_layout: Layout = Layout()
 
 
 @dataclass(frozen=True)

@@ -196,11 +196,9 @@ class Evaluator:
     def load(self, n: Node) -> Value:
         k = n.attr[0]
         x = self.case.kernel.inputs[k]
-        size = numel(x.shape)
-        bound = self.case.bounds[k]
-        offs = self.pid * size + np.arange(size)
-        data = self.inputs[k][self.pid * size : (self.pid + 1) * size].reshape(x.shape)
-        inside = (offs < bound).reshape(x.shape)
+        offs = self.pid * numel(x.shape) + x.layout.offsets(x.shape)
+        data = self.inputs[k][offs]
+        inside = offs < self.case.bounds[k]
         if not x.masked or x.other is None:
             return data.copy(), ~inside
         fill = literal(x.other, x.dtype, x.shape)
@@ -355,7 +353,7 @@ def expected_output(
         y, u = y.reshape(-1), (u | u2).reshape(-1)
         ulps = max(ulps, ev.ulps)
         base = 0 if k.store != "store" else pid * size
-        lanes = base + np.arange(size)
+        lanes = base + k.out_layout.offsets(k.root.shape).reshape(-1)
         live = lanes < case.bounds[-1]
         lanes, y, u = lanes[live], y[live], u[live]
         if k.store == "store":
@@ -367,19 +365,19 @@ def expected_output(
                 gpu_atol[lanes] = np.broadcast_to(ev.gpu_atol, k.root.shape).reshape(-1)[live]
         else:
             old = out[lanes].copy()
-            out[lanes], bad = _atomic(k.store, old, y, t)
+            out[lanes], bad = _atomic(k.store, old, y, t, lanes)
             undefined[lanes] |= u | bad
             if k.returns_old:  # what each lane held before: defined whatever it stored
                 out[size + lanes] = old
     return Expect(out, undefined, ulps, atol, gpu_atol)
 
 
-def _atomic(kind: str, old: np.ndarray, v: np.ndarray, t: DType) -> Value:
+def _atomic(kind: str, old: np.ndarray, v: np.ndarray, t: DType, lanes: np.ndarray) -> Value:
     bad = np.zeros(v.shape, bool)
     if kind == "atomic_xchg":
         return v.copy(), bad
     if kind == "atomic_cas":  # every lane is live; every third compares with old + 1, a miss
-        return np.where(np.arange(len(old)) % 3 == 0, old, v), bad
+        return np.where(lanes % 3 == 0, old, v), bad
     if t.is_float:
         bad = np.isnan(v) | ((v == 0) & (old == 0))
         if kind == "atomic_add":

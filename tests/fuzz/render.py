@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .program import Kernel, Node, Shape, numel, walk
+from .program import Kernel, Layout, Node, Shape, numel, walk
 
 COMBINE = {
     "add": "a + b",
@@ -12,16 +12,18 @@ COMBINE = {
 }
 
 
-def offsets(shape: Shape, base: str) -> str:
-    """``base`` plus the row-major offsets of a tile of ``shape``."""
+def offsets(shape: Shape, base: str, layout: Layout | None = None) -> str:
+    """``base`` plus the offsets of a tile of ``shape`` laid out as ``layout`` (row-major)."""
     if not shape:
         return base
+    layout = layout or Layout()
     terms = []
-    stride = numel(shape)
-    for axis, size in enumerate(shape):
-        stride //= size
+    for axis, (size, stride) in enumerate(zip(shape, layout.strides(shape))):
         index = ", ".join(":" if k == axis else "None" for k in range(len(shape)))
-        ar = f"tl.arange(0, {size})" + (f"[{index}]" if len(shape) > 1 else "")
+        ar = f"tl.arange(0, {size})"
+        if axis in layout.flipped:
+            ar = f"({size - 1} - {ar})"
+        ar += f"[{index}]" if len(shape) > 1 else ""
         terms.append(ar if stride == 1 else f"{ar} * {stride}")
     return f"{base} + " + " + ".join(terms)
 
@@ -145,7 +147,7 @@ def source(k: Kernel, name: str = "kernel") -> str:
         "    pid = tl.program_id(0)",
     ]
     for i, x in enumerate(k.inputs):
-        lines.append(f"    o{i} = {offsets(x.shape, f'pid * {numel(x.shape)}')}")
+        lines.append(f"    o{i} = {offsets(x.shape, f'pid * {numel(x.shape)}', x.layout)}")
         mask = f", mask=o{i} < n{i}" if x.masked else ""
         other = f", other={x.other!r}" if x.masked and x.other is not None else ""
         lines.append(f"    x{i} = tl.load(in{i} + o{i}{mask}{other})")
@@ -165,7 +167,7 @@ def source(k: Kernel, name: str = "kernel") -> str:
             lines.append(f"    {v} = {_expr(node, names)}")
     atomic = k.store != "store"
     base = "pid * 0" if atomic else f"pid * {numel(k.root.shape)}"
-    lines.append(f"    oo = {offsets(k.root.shape, base)}")
+    lines.append(f"    oo = {offsets(k.root.shape, base, k.out_layout)}")
     mask = ", mask=oo < n_out" if k.out_masked else ""
     value = names[id(k.root)]
     if k.store == "atomic_cas":  # every third lane compares with a value it does not hold

@@ -135,3 +135,11 @@ def test_fused_multiply_add_rounds_once_where_the_compiler_fuses() -> None:
     assert fused_sides(Node("bin", (mul, z), D.F64, (4,), ("+",))) == {}  # a cast between
     by_one = Node("bin", (x, Node("lit", (), D.F32, (), (1.0,))), D.F32, (4,), ("*",))
     assert fused_sides(Node("bin", (by_one, y), D.F32, (4,), ("+",))) == {}
+
+
+def test_layouts_place_transposed_and_reversed_tiles() -> None:
+    from .program import Layout
+
+    assert Layout().offsets((2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert Layout((1, 0)).offsets((2, 3)).tolist() == [[0, 2, 4], [1, 3, 5]]
+    assert Layout((), (1,)).offsets((2, 3)).tolist() == [[2, 1, 0], [5, 4, 3]]
