@@ -69,6 +69,18 @@ class Generator(ShapeOps):
         flipped = tuple(a for a in range(len(shape)) if coin(d, 30))
         return Layout(() if order == tuple(sorted(order)) else order, flipped)
 
+    def gather_load(self, shape: Shape, depth: int, root: bool) -> Node:
+        """A load at addresses computed from data: ``in + pid * S + (idx & (S - 1))`` from a
+        1-D input of S elements (duplicates and any order)."""
+        d = self.d
+        idx = self.integer(self.value(shape, depth))
+        size = pick(d, (1, 2, 4, 8, 16, 32))
+        t = pick(d, (*D.ALL, *D.FLOATS))
+        masked = coin(d, 40)
+        other = self.number(t) if masked and coin(d, 60) else None
+        self.inputs.append(Input(t, (size,), masked, other))
+        return Node("gather_load", (idx,), t, shape, (len(self.inputs) - 1, size, masked, other))
+
     def scalar(self) -> Node:
         d = self.d
         kind = d.int(0, 2)
@@ -118,7 +130,7 @@ class Generator(ShapeOps):
                         self.minmax, self.unary, self.unary, self.cast, self.reduce, self.scan,
                         self.reshape, self.permute, self.broadcast, self.join_split,
                         self.cat_flip, self.math, self.binary, self.sort_gather,
-                        self.dot, self.loop]  # fmt: skip
+                        self.dot, self.loop, self.gather_load]  # fmt: skip
             if not shape:
                 builders = [b for b in builders if b not in (self.scan, self.reshape,
                             self.permute, self.broadcast, self.join_split, self.cat_flip,

@@ -116,6 +116,8 @@ class Evaluator:
         if op == "scan":
             x, u = memo[id(a[0])]
             return scan_op(n, x, u, a[0].dtype, self)
+        if op == "gather_load":
+            return self.gather_load(n, memo)
         if op == "loop":
             return self.loop(n, memo)
         if op == "dot":
@@ -192,6 +194,18 @@ class Evaluator:
             acc, wrong = convert(v, t, init.dtype)
             u = u | wrong
         return acc, u
+
+    def gather_load(self, n: Node, memo: dict) -> Value:
+        k, size, masked, other = n.attr
+        idx, u = memo[id(n.args[0])]
+        offs = self.pid * size + np.asarray(as_ints(np.asarray(idx)) & (size - 1), np.int64)
+        data = np.asarray(self.inputs[k][offs])
+        outside = offs >= self.case.bounds[k]
+        if not masked:
+            return data, u
+        if other is None:
+            return data, u | outside
+        return np.where(outside, literal(other, n.dtype, n.shape), data), u
 
     def load(self, n: Node) -> Value:
         k = n.attr[0]

@@ -90,6 +90,12 @@ def _expr(node: Node, names: dict[int, str]) -> str:  # one case per op
         return f"tl.gather({a[0]}, {a[1]}, {attr[0]})"
     if op == "math":
         return f"tl.{attr[0]}({', '.join(a)})"
+    if op == "gather_load":
+        k, size, masked, other = attr
+        at = f"(pid * {size} + ({a[0]} & {size - 1}))"
+        mask = f", mask={at} < n{k}" if masked else ""
+        fill = f", other={other!r}" if other is not None else ""
+        return f"tl.load(in{k} + {at}{mask}{fill})"
     if op == "dot":  # fp32 in full precision: tf32 would differ between backends
         ieee = ', input_precision="ieee"' if node.args[0].dtype.name == "float32" else ""
         return f"tl.dot({', '.join(a)}{ieee})"
