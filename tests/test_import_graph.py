@@ -226,7 +226,6 @@ _COMPILER_HALF = (
     "on a cache miss only: a warm launch never loads the compiler half "
     "(tests/runtime/test_warm_load_imports.py)"
 )
-_COMPAT = "pending: no cycle, can move to the top once the compat package's start-up cost is known"
 LAZY: dict[tuple[str, str], str] = {
     ("tilec.backends.cpu", "tilec.backends.cpu.compiler"): _BACKEND_FACE,
     ("tilec.backends.cpu", "tilec.backends.cpu.driver"): _BACKEND_FACE,
@@ -235,46 +234,35 @@ LAZY: dict[tuple[str, str], str] = {
     ("tilec.cli", "tilec.platform.doctor"): "each subcommand loads only what it runs",
     ("tilec.cli", "tilec.compile_cli"): "each subcommand loads only what it runs",
     ("tilec.cli", "tilec.runtime.cache"): "each subcommand loads only what it runs",
-    ("tilec.compat.alias", "tilec.compat.pickling"): _COMPAT,
-    ("tilec.compat.install", "tilec.platform.system"): _COMPAT,
-    ("tilec.compat.pickling", "tilec.runtime.jit"): _COMPAT,
+    ("tilec.compat.alias", "tilec.compat.pickling"): (
+        "the import hook is installed at interpreter start-up; pickling loads the runtime, "
+        "which only a first `import triton` needs"
+    ),
     ("tilec.compat.startup", "tilec.config"): "runs at interpreter start-up (the .pth file)",
     ("tilec.compat.startup", "tilec.platform.triton_probe"): "runs at interpreter start-up",
     ("tilec.compat.startup", "tilec.compat.alias"): "runs at interpreter start-up",
     ("tilec.compat.startup", "tilec.compat.install"): "runs at interpreter start-up",
     ("tilec.compat.triton", "tilec.language.core"): "triton's names load on first access",
-    ("tilec.compat.triton._filecheck", "tilec.runtime.specialize"): _COMPAT,
-    ("tilec.compat.triton._filecheck", "tilec.frontend.kernel"): _COMPAT,
+    ("tilec.compat.triton._filecheck", "tilec.frontend.kernel"): (
+        "the compiler half: triton._filecheck's helpers load it when they build a kernel's IR"
+    ),
     ("tilec.compat.triton.backends", "tilec.compat.triton.backends.compiler"): (
         "triton's names load on first access"
     ),
     ("tilec.compat.triton.backends", "tilec.compat.triton.backends.driver"): (
         "triton's names load on first access"
     ),
-    ("tilec.compat.triton.backends.driver", "tilec.backends.registry"): _COMPAT,
     ("tilec.compat.triton.compiler", "tilec.compat.triton.compiler.compiler"): (
         "triton's names load on first access"
     ),
     ("tilec.compat.triton.compiler", "tilec.compat.triton.compiler.errors"): (
         "triton's names load on first access"
     ),
-    ("tilec.compat.triton.compiler.compiler", "tilec.runtime.compile_api"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.runtime.compiler"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.runtime.compiler_fingerprint"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.backends.registry"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.compat.triton.runtime.driver"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.runtime.binder"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.runtime.launch_options"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.compat.pickling"): _COMPAT,
-    ("tilec.compat.triton.compiler.compiler", "tilec.runtime.kernel"): _COMPAT,
-    ("tilec.compat.triton.compiler.launcher", "tilec.runtime.dtypes"): _COMPAT,
-    ("tilec.compat.triton.compiler.launcher", "tilec.runtime.direct_launch"): _COMPAT,
     ("tilec.compat.triton.runtime", "tilec.runtime"): "triton's names load on first access",
     ("tilec.runtime.compiler", "tilec.frontend"): _COMPILER_HALF,
     ("tilec.runtime.compiler", "tilec.passes.pipeline"): _COMPILER_HALF,
     ("tilec.runtime.compiler", "tilec.passes.bounds_check"): _COMPILER_HALF,
     ("tilec.runtime.compiler", "tilec.passes.fuse_multiply_add"): _COMPILER_HALF,
-    ("tilec.tools.triton_alias", "tilec.compat.alias"): "pending: no cycle, can move to the top",
 }
 
 
@@ -291,14 +279,6 @@ def test_function_local_tilec_imports_are_listed() -> None:
     assert all(LAZY.values()), "every entry of LAZY says why"
 
 
-# Modules whose function-local imports of other packages do not say why yet.
-UNMARKED: dict[str, str] = {
-    "tilec.compat.triton.compiler.launcher": "pending: sys can be imported at the top",
-    "tilec.language.core": "pending: functools and inspect can be imported at the top",
-    "tilec.passes.constant_fold": "pending: numpy is imported lazily without saying why",
-}
-
-
 def _says_lazy(lines: list[str], lineno: int) -> bool:
     """A ``# lazy: <reason>`` on the import's line or right above its run of imports."""
     above = lineno - 1
@@ -312,18 +292,15 @@ def _says_lazy(lines: list[str], lineno: int) -> bool:
 
 
 def test_function_local_imports_of_other_packages_say_why() -> None:
-    silent: dict[str, list[str]] = {}
+    silent = []
     for name, path in MODULES.items():
         lines = path.read_text(encoding="utf-8").splitlines()
         for imp in _imports(name, ast.parse("\n".join(lines))):
             if imp.local and foreign(imp) and not _says_lazy(lines, imp.node.lineno):
-                silent.setdefault(name, []).append(f"{name}:{imp.node.lineno}: {foreign(imp)}")
-    unlisted = [line for name, found in silent.items() if name not in UNMARKED for line in found]
-    assert unlisted == [], f"function-local imports without '{LAZY_COMMENT} <reason>':\n" + (
-        "\n".join(unlisted)
+                silent.append(f"{name}:{imp.node.lineno}: {foreign(imp)}")
+    assert silent == [], f"function-local imports without '{LAZY_COMMENT} <reason>':\n" + (
+        "\n".join(silent)
     )
-    gone = [name for name in UNMARKED if name not in silent]
-    assert gone == [], f"every import says why now (strike it from UNMARKED): {gone}"
 
 
 def test_a_lazy_reason_stands_beside_the_import_or_above_its_run() -> None:

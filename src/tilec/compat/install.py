@@ -17,6 +17,7 @@ from types import ModuleType
 
 from .. import config
 from ..errors import UsageError
+from ..platform.system import System
 from ..platform.triton_probe import Provider, TritonResolution, resolve, triton_facts
 from . import alias
 
@@ -30,8 +31,6 @@ ENV_REPLACE = "replace"  # ... and over an installed Triton, an explicit choice
 
 def installed_triton() -> str | None:
     """Where ``import triton`` would find an installed Triton (tilec's hook not consulted)."""
-    from ..platform.system import System
-
     return System().find_package("triton") or None
 
 
@@ -42,8 +41,6 @@ def _is_tilec(module: ModuleType) -> bool:
 def which_triton() -> TritonResolution:
     """What ``import triton`` gives this process, without importing it (the doctor's
     ``tilec.triton`` finding reads the same facts for a new process)."""
-    from ..platform.system import System
-
     facts = dataclasses.replace(triton_facts(System()), as_triton=config.get().as_triton)
     loaded = sys.modules.get("triton")
     if loaded is not None and not _is_tilec(loaded):

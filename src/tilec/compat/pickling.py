@@ -15,6 +15,8 @@ import importlib
 import threading
 from typing import Any
 
+from ..runtime.jit import JITFunction
+
 # attributes a kernel without its Python function still answers with
 _DESCRIPTION = ("params", "arg_names", "constexprs", "do_not_specialize", "debug", "noinline",
                 "backend", "__name__", "__qualname__", "__module__", "__doc__", "_cache_key")  # fmt: skip
@@ -68,6 +70,4 @@ def reduce(kernel: Any) -> tuple[Any, ...]:
 
 def register() -> None:
     """Teach pickle (and copy) @jit kernels."""
-    from ..runtime.jit import JITFunction
-
     copyreg.pickle(JITFunction, reduce)

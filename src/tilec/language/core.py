@@ -7,6 +7,8 @@ here; calling one outside a kernel raises a UsageError.
 from __future__ import annotations
 
 import enum
+import functools
+import inspect
 from typing import Any
 
 from ..constexpr import constexpr_type  # noqa: F401 - Triton's tl.core.constexpr_type
@@ -136,9 +138,6 @@ def builtin(fn: Any) -> Any:
     """Triton's ``tl.core.builtin``: a Python function kernels call with their values (tensors
     too), run while the kernel compiles. One taking ``_semantic`` gets an object that refuses
     every use (tilec has no Triton semantic object)."""
-    import functools
-    import inspect
-
     takes_semantic = "_semantic" in inspect.signature(fn).parameters
 
     @functools.wraps(fn)

@@ -45,7 +45,7 @@ def wrap(value: int, t: ScalarType) -> int | bool:
 
 
 def _np_float(t: ScalarType) -> Callable[[Any], Any] | None:
-    import numpy as np
+    import numpy as np  # lazy: loaded only when a float constant is folded
 
     return {"fp32": np.float32, "fp64": np.float64}.get(t.name)
 

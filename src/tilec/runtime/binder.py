@@ -17,15 +17,13 @@ from typing import Any
 from .. import config
 from ..backends.base import normalize_grid
 from ..errors import TilecError, UsageError
-from . import describers, numpy_struct, parameters
+from . import describers, numpy_struct
 from .annotations import annotated_describer
 from .arg_keys import FP32
 from .parameters import Parameter, defaults
 from .read_only import read_only_error, read_only_leaf, split_leaf
 
 Launch = Callable[..., Any]
-# triton.compile (compat/triton/compiler) checks a kernel's parameters under this name
-check_specializable = parameters.check_specializable
 
 
 class _Never:

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..compat import alias
+
 # Triton's own pure-Python test helpers: read from the checkout at run time
 FROM_CHECKOUT: tuple[str, ...] = ("triton._internal_testing", "triton.tools.mxfp")
 
@@ -44,8 +46,6 @@ def install(checkout: str | Path | None = None) -> ModuleType:
     """Make ``import triton`` (and every ``triton.X``) resolve to tilec in this process, and
     ``triton._internal_testing`` to the file in ``checkout`` (a Triton source tree). Returns
     the ``triton`` module (tilec's)."""
-    from ..compat import alias
-
     alias.install_hook()
     if checkout is not None and not any(isinstance(f, CheckoutHelpers) for f in sys.meta_path):
         sys.meta_path.insert(0, CheckoutHelpers(Path(checkout).resolve()))

@@ -16,14 +16,14 @@ from typing import Any
 
 from ...errors import UnsupportedFeature, UsageError
 from ...ir.argspec import ArgSpec, constexpr_arg
+from ...runtime.describers import describe
+from ...runtime.specialize import spec_from_key
 
 # launch options Triton's run_parser accepts among the keyword arguments (not parameters)
 _OPTIONS = frozenset({"sanitize_overflow", "num_warps", "num_stages", "num_ctas", "debug"})
 
 
 def _spec(name: str, value: Any, constexpr: bool) -> ArgSpec:
-    from ...runtime.specialize import describe, spec_from_key
-
     if constexpr or (callable(value) and not hasattr(value, "data_ptr")):
         return constexpr_arg(name, value)  # functions are compile-time arguments, as in Triton
     key, _ = describe(value)

@@ -6,6 +6,7 @@ Hosts pick a backend with ``backends[name].driver.is_active()`` and make it curr
 
 from __future__ import annotations
 
+from ....backends import registry
 from ....errors import TilecError
 from ....runtime import driver as _driver
 
@@ -33,8 +34,6 @@ class CudaDriver(_driver.ActiveDriver, DriverBase):
 
     @classmethod
     def is_active(cls) -> bool:
-        from ....backends import registry
-
         try:
             return bool(registry.get("cuda").driver.is_available())
         except TilecError:

@@ -15,10 +15,20 @@ from typing import Any
 
 from .... import config
 from ...._version import __version__
+from ....backends import registry
 from ....errors import TilecError, UnsupportedFeature, UsageError
 from ....ir.argspec import ArgKind, ArgSpec, constexpr_arg
+from ....runtime import compile_api
+from ....runtime import compiler as runtime_compiler
+from ....runtime.compiler import _llvmlite_version
+from ....runtime.compiler_fingerprint import compiler_fingerprint
 from ....runtime.driver import GPUTarget
+from ....runtime.kernel import loaded_kernel
+from ....runtime.launch_options import check_for_backend, compile_options
+from ....runtime.parameters import check_specializable
+from ...pickling import register
 from ...triton.backends.compiler import BaseBackend, CpuBackend, CudaBackend
+from ...triton.runtime.driver import driver
 from .launcher import Runner
 
 __all__ = ["ASTSource", "CompiledKernel", "compile", "make_backend", "triton_key"]
@@ -62,8 +72,6 @@ class ASTSource:
     def arg_specs(self) -> tuple[ArgSpec, ...]:
         """One tilec ArgSpec per parameter: constants (any parameter may be given one, as
         Inductor gives ``xnumel=1``) are folded; the rest follow the signature."""
-        from ....runtime.compile_api import _type_spec
-
         specs = []
         for i, name in enumerate(self.fn.arg_names):
             if i in self.constants:
@@ -76,7 +84,7 @@ class ASTSource:
             if text is None or text == "constexpr":
                 raise UsageError(f"{self.name}: no type and no constant for parameter {name!r}")
             aligned = any(a[0] == _DIVISIBILITY and a[1] == 16 for a in self.attrs.get(i, ()))
-            specs.append(_type_spec(name, text + (":16" if aligned else "")))
+            specs.append(compile_api._type_spec(name, text + (":16" if aligned else "")))
         return tuple(specs)
 
     def hash(self) -> str:
@@ -85,9 +93,6 @@ class ASTSource:
 
 def triton_key() -> str:
     """What identifies this compiler in a host's cache keys (Triton: version + sources)."""
-    from ....runtime.compiler import _llvmlite_version
-    from ....runtime.compiler_fingerprint import compiler_fingerprint
-
     return f"tilec {__version__} {compiler_fingerprint()} llvmlite {_llvmlite_version()}"
 
 
@@ -100,8 +105,6 @@ def make_backend(target: GPUTarget) -> BaseBackend:
 
 def _gpu_usable() -> bool:
     """Whether a CUDA GPU answers here (else a CUDA target is compiled for offline)."""
-    from ....backends import registry
-
     try:
         return bool(registry.get("cuda").driver.is_available())
     except TilecError:
@@ -110,22 +113,18 @@ def _gpu_usable() -> bool:
 
 def _tilec_target(target: GPUTarget | None) -> Any:
     """Triton's GPUTarget as tilec's Target: this host, or a CUDA architecture by number."""
-    from ....runtime.compile_api import parse_target
-
     if target is None:
-        from ...triton.runtime.driver import driver
-
         target = driver.active.get_current_target()
     if target.backend == "cpu":
-        return parse_target("cpu")
+        return compile_api.parse_target("cpu")
     if target.backend == "cuda":
         # this GPU's own target when the architecture is its own (sm_90a rather than sm_90)
-        current = parse_target("cuda") if _gpu_usable() else None
+        current = compile_api.parse_target("cuda") if _gpu_usable() else None
         digits = "".join(ch for ch in str(getattr(current, "arch", "")) if ch.isdigit())
         if current is not None and str(target.arch) in (str(current.arch), digits):
             return current
         arch = str(target.arch)
-        return parse_target(f"cuda:{arch if arch.startswith('sm_') else 'sm_' + arch}")
+        return compile_api.parse_target(f"cuda:{arch if arch.startswith('sm_') else 'sm_' + arch}")
     raise UsageError(f"tilec has no backend {target.backend!r} (it compiles for cpu and cuda)")
 
 
@@ -143,18 +142,10 @@ def compile(  # Triton's name
 ) -> CompiledKernel:
     """Compile ``src`` (an ASTSource) for ``target`` with Triton's options dict. A @jit kernel
     and a signature (``compile(kernel, "*fp32, i32", target=...)``) is tilec's own form."""
-    from ....runtime import compiler
-    from ....runtime.binder import check_specializable
-    from ....runtime.launch_options import check_for_backend, compile_options
-
     if getattr(src, "__tilec_jit__", False):
-        from ....runtime.compile_api import compile as compile_signature
-
-        return compile_signature(src, target, **_)  # type: ignore[arg-type,return-value]
+        return compile_api.compile(src, target, **_)  # type: ignore[arg-type,return-value]
     if not isinstance(src, ASTSource):
         raise UnsupportedFeature(f"triton.compile of {type(src).__name__} (only ASTSource)")
-    from ...pickling import register
-
     register()  # hosts send the binary, and its kernel, between processes
     check_specializable(src.fn.params)
     chosen = _tilec_target(target)
@@ -165,8 +156,8 @@ def compile(  # Triton's name
     opts = compile_options(given, src.fn.debug)
     check_for_backend(opts, chosen.kind)
     specs = src.arg_specs()
-    key = compiler.cache_key(src.fn, specs, chosen, opts)
-    compiled = compiler.compile(src.fn, specs, chosen, opts)
+    key = runtime_compiler.cache_key(src.fn, specs, chosen, opts)
+    compiled = runtime_compiler.compile(src.fn, specs, chosen, opts)
     return CompiledKernel(src, compiled, specs, key)
 
 
@@ -204,9 +195,6 @@ class CompiledKernel:
         """Load the code (first, or again after unpickling) and make ``run``."""
         if self.function is not None and self.run is not None:
             return
-        from ....backends import registry
-        from ....runtime.kernel import loaded_kernel
-
         compiled = self.compiled
         backend = registry.get(compiled.metadata.target.kind)
         self.module = backend.driver.load(compiled)
@@ -215,9 +203,6 @@ class CompiledKernel:
 
     def _load_for_threads(self, threads: int) -> Any:
         """The kernel loaded again to run its grid on ``threads`` threads."""
-        from ....backends import registry
-        from ....runtime.kernel import loaded_kernel
-
         backend = registry.get(self.compiled.metadata.target.kind)
         with config.override(num_threads=threads):
             return loaded_kernel(backend, self.compiled, self.module, self.specs)

@@ -12,12 +12,15 @@ and OpenMP's do not compete.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .... import config
 from ....ir import types as ir
 from ....ir.argspec import ArgKind, ArgSpec
+from ....runtime.direct_launch import DirectLaunch
+from ....runtime.dtypes import BY_NAME
 
 _INT_RANGE = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
 _FLOATS = ("fp32", "fp64")
@@ -75,8 +78,6 @@ def _fast_source(specs: Sequence[ArgSpec], device: str) -> str | None:
 
 def _torch_dtype(torch: Any, element: Any) -> Any:
     """The torch dtype whose tensors the kernel's ``element`` pointers take (None: none)."""
-    from ....runtime.dtypes import BY_NAME
-
     for name, scalar in BY_NAME.items():
         found = getattr(torch, name, None)
         if scalar is element and isinstance(found, torch.dtype):
@@ -89,8 +90,6 @@ class Runner:
     else the checked launch alone."""
 
     def __init__(self, kernel: Any, rebuild: Callable[[int], Any]) -> None:
-        from ....runtime.direct_launch import DirectLaunch
-
         self.kernel = kernel
         self.specs: Sequence[ArgSpec] = kernel.params
         self.device = kernel.metadata.target.kind
@@ -113,8 +112,6 @@ class Runner:
         return run
 
     def _generate(self) -> Callable[..., None] | None:
-        import sys
-
         torch = sys.modules.get("torch")
         if torch is None or getattr(self.kernel, "launch_checked", None) is not None:
             return None  # bounds-checked kernels need the argument objects
@@ -142,8 +139,6 @@ class Runner:
 
 def _thread_count(device: str) -> Callable[[], int]:
     """What the fast path asks for the number of grid threads (0: the kernel's own)."""
-    import sys
-
     torch = sys.modules.get("torch")
     if device != "cpu" or config.get().num_threads or torch is None:
         return lambda: 0
