@@ -48,6 +48,9 @@ def make_launch(case: Case) -> Launch:
     t = k.out_dtype
     if k.store != "store":
         initial = data.ordinary(rng, t, size)
+    elif any(x.aliases_out for x in k.inputs):  # read before written: data, not poison
+        initial = data.values(rng, t, size, case.special)
+        inputs = [initial.copy() if x.aliases_out else v for v, x in zip(inputs, k.inputs)]
     else:
         initial = from_storage(np.full(size, POISON[t.bits], dtype=f"u{max(t.bits, 8) // 8}")
                                .view(t.np_storage), t)  # fmt: skip

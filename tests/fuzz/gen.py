@@ -9,6 +9,8 @@ operand combination is one Triton accepts (casts are inserted where it would not
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import dtypes as D
 from .draw import Draw, coin, pick
 from .dtypes import DType
@@ -322,6 +324,10 @@ def generate(d: Draw) -> Case:
         if is_approximate(root):  # a tolerance holds in the root's own type only
             out = root.dtype
     out_masked = store != "atomic_cas" and coin(d, 50)  # tl.atomic_cas takes no mask
+    alias = [i for i, x in enumerate(g.inputs) if x.dtype == out and numel(x.shape) == numel(shape)]
+    if store == "store" and alias and coin(d, 30):  # an in-place update of the output
+        i = pick(d, alias)
+        g.inputs[i] = replace(g.inputs[i], aliases_out=True)
     bounds = []
     for x in g.inputs:
         total = grid * numel(x.shape)

@@ -69,6 +69,9 @@ class Input:
     masked: bool
     other: int | float | None  # the masked load's ``other`` (None: lanes stay undefined)
     layout: Layout = Layout()
+    # read from the output buffer instead (its own program's block, before the store writes
+    # it: an in-place update); the input's values are then the output's initial contents
+    aliases_out: bool = False
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ def _shape_text(shape: Shape) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _expr(node: Node, names: dict[int, str]) -> str:  # one case per op
+def _expr(node: Node, names: dict[int, str], buffers: list[str]) -> str:  # one case per op
     a = [names[id(x)] for x in node.args]
     op, attr = node.op, node.attr
     if op == "bin" or op == "cmp":
@@ -95,7 +95,7 @@ def _expr(node: Node, names: dict[int, str]) -> str:  # one case per op
         at = f"(pid * {size} + ({a[0]} & {size - 1}))"
         mask = f", mask={at} < n{k}" if masked else ""
         fill = f", other={other!r}" if other is not None else ""
-        return f"tl.load(in{k} + {at}{mask}{fill})"
+        return f"tl.load({buffers[k]} + {at}{mask}{fill})"
     if op == "dot":  # fp32 in full precision: tf32 would differ between backends
         ieee = ', input_precision="ieee"' if node.args[0].dtype.name == "float32" else ""
         return f"tl.dot({', '.join(a)}{ieee})"
@@ -152,11 +152,12 @@ def source(k: Kernel, name: str = "kernel") -> str:
         f"def {name}({', '.join(params(k))}):",
         "    pid = tl.program_id(0)",
     ]
+    buffers = ["out" if x.aliases_out else f"in{i}" for i, x in enumerate(k.inputs)]
     for i, x in enumerate(k.inputs):
         lines.append(f"    o{i} = {offsets(x.shape, f'pid * {numel(x.shape)}', x.layout)}")
         mask = f", mask=o{i} < n{i}" if x.masked else ""
         other = f", other={x.other!r}" if x.masked and x.other is not None else ""
-        lines.append(f"    x{i} = tl.load(in{i} + o{i}{mask}{other})")
+        lines.append(f"    x{i} = tl.load({buffers[i]} + o{i}{mask}{other})")
     names: dict[int, str] = {}
     for node in walk(k.root):
         leaf = _leaf(node)
@@ -170,7 +171,7 @@ def source(k: Kernel, name: str = "kernel") -> str:
             first, second = (v, "_") if node.attr[0] == 0 else ("_", v)
             lines.append(f"    {first}, {second} = tl.split({names[id(node.args[0])]})")
         else:
-            lines.append(f"    {v} = {_expr(node, names)}")
+            lines.append(f"    {v} = {_expr(node, names, buffers)}")
     atomic = k.store != "store"
     base = "pid * 0" if atomic else f"pid * {numel(k.root.shape)}"
     lines.append(f"    oo = {offsets(k.root.shape, base, k.out_layout)}")
