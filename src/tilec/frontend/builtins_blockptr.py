@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import TileTypeError
 from ..ir import types as T
+from ..ir.ops import AtomicKind, MemoryScope, MemorySemantic, Ordering
 from ..ir.types import ScalarType
 from . import arith
 from . import builtins_descriptor_rows as rows
@@ -250,6 +251,60 @@ def _descriptor_store(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
     store_pointers(ctx, ptr, v, mask)
 
 
+# Triton's dtypes for a descriptor's atomic reduction where no TMA reduce unit does it (the
+# CPU, and tilec's CUDA backend, which lowers descriptors to pointers): fp16/bf16 min and max
+# need the native unit, so they are refused, as Triton refuses them there.
+_REDUCE_DTYPES = {
+    AtomicKind.ADD: (T.uint32, T.int32, T.uint64, T.float32, T.float16, T.bfloat16),
+    AtomicKind.MIN: (T.uint32, T.int32, T.uint64, T.int64),
+    AtomicKind.MAX: (T.uint32, T.int32, T.uint64, T.int64),
+    AtomicKind.AND: (T.uint32, T.int32, T.uint64, T.int64),
+    AtomicKind.OR: (T.uint32, T.int32, T.uint64, T.int64),
+    AtomicKind.XOR: (T.uint32, T.int32, T.uint64, T.int64),
+}
+
+
+def _descriptor_atomic(kind: AtomicKind) -> Any:
+    name = f"atomic_{kind.value}"
+
+    def impl(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
+        check_writable(ctx.unit, desc)
+        elem = desc.dtype.element
+        if elem not in _REDUCE_DTYPES[kind]:
+            raise TileTypeError(
+                f"descriptor {name} does not support {elem} (it supports "
+                f"{', '.join(str(t) for t in _REDUCE_DTYPES[kind])})"
+            )
+        v = unwrap(value)
+        if not isinstance(v, Tensor) or v.shape != desc.block_shape:
+            got = list(v.shape) if isinstance(v, Tensor) else S.describe(v)
+            raise TileTypeError(
+                f"descriptor {name} of {got} values needs the block shape {list(desc.block_shape)}"
+            )
+        ptr, mask = _window(
+            ctx,
+            desc.base,
+            desc.shape,
+            desc.strides,
+            _desc_offsets(ctx, desc, offsets),
+            desc.block_shape,
+            set(range(len(desc.block_shape))),
+        )
+        v = S.cast(ctx.b, v, elem)
+        order = Ordering(MemorySemantic.RELAXED, MemoryScope.GPU)
+        ctx.b.atomic_rmw(kind, ptr.value, v.value, mask.value if mask is not None else None, order)
+
+    impl.__name__ = f"_descriptor_{name}"
+    impl.__doc__ = (
+        f"``desc.{name}(offsets, value)``: each in-bounds element of the block at ``offsets`` "
+        "combined atomically with its element of ``value``."
+    )
+    return builtin(impl.__name__)(impl)
+
+
+_DESCRIPTOR_ATOMICS = {f"atomic_{k.value}": _descriptor_atomic(k) for k in _REDUCE_DTYPES}
+
+
 def struct_attribute(obj: Any, attr: str) -> Any:
     """Attributes and methods of block pointers and tensor descriptors."""
     if isinstance(obj, TensorDescriptor):
@@ -257,6 +312,8 @@ def struct_attribute(obj: Any, attr: str) -> Any:
             return BoundMethod(_descriptor_load, obj)
         if attr == "store":
             return BoundMethod(_descriptor_store, obj)
+        if attr in _DESCRIPTOR_ATOMICS:
+            return BoundMethod(_DESCRIPTOR_ATOMICS[attr], obj)
         if attr in ("gather", "scatter"):
             method = rows._descriptor_gather if attr == "gather" else rows._descriptor_scatter
             return BoundMethod(method, obj)
