@@ -26,7 +26,7 @@ def recorded(monkeypatch):
 def _kernel(specs):
     runtime = tuple(s for s in specs if s.is_runtime)
     meta = KernelMetadata("k", "k", Target("cuda", "sm_90a"), CompileOptions(num_warps=8),
-                          runtime, shared=2048)  # fmt: skip
+                          runtime, shared=2048, threads=256)  # fmt: skip
     loaded = SimpleNamespace(handle=0xABC, function=None)
     return CudaLauncher(CompiledKernel(meta, {}), loaded, specs)
 

@@ -39,6 +39,9 @@ class KernelMetadata:
     options: CompileOptions
     params: tuple[ArgSpec, ...]  # runtime parameters only, in launch order
     shared: int = 0  # bytes of shared memory the launch must pass (dynamic, as in Triton)
+    # threads of one program (num_warps times the target's warp size: the launch's block);
+    # 0 where a program is one thread (the CPU)
+    threads: int = 0
     n_regs: int = 0
     n_spills: int = 0
     asserts: tuple[AssertInfo, ...] = ()

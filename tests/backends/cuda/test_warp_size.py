@@ -43,3 +43,24 @@ def test_index_values_cover_the_block(warp_size: int) -> None:
 
 def test_nvptx_warp_is_32() -> None:
     assert NvptxTarget().warp_size == WARP_SIZE == 32
+
+
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+def test_a_kernel_records_its_block_from_the_targets_warp_size(num_warps: int) -> None:
+    # the launch's block is the compiled kernel's metadata, not num_warps times a constant
+    import tilec
+    import tilec.language as tl
+    from support.build import build
+    from tilec.backends.cuda.compiler import CudaCompiler
+    from tilec.backends.target import CompileOptions, Target
+
+    @tilec.jit
+    def copy(x_ptr, y_ptr):
+        offs = tl.arange(0, 256)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+    module = build(copy.fn, "*fp32", "*fp32")
+    options = CompileOptions(num_warps=num_warps)
+    art = CudaCompiler(assembler="none").compile(module, Target("cuda", "sm_80"), options)
+    assert art.metadata.threads == num_warps * NvptxTarget().warp_size
+    assert f".maxntid {num_warps * 32}\n" in art.asm["ptx"]

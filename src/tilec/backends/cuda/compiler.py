@@ -161,6 +161,7 @@ class CudaCompiler:
             options=options,
             params=func.specs,
             shared=lowering.shared_bytes,
+            threads=options.num_warps * lowering.target.warp_size,
             n_regs=result.n_regs,
             n_spills=result.n_spills,
             asserts=tuple(lowering.asserts),

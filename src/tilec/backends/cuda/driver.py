@@ -295,7 +295,7 @@ def launch(
     values = [pack_argument(s, a) for s, a in zip(params, args)]
     ptrs = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
     gx, gy, gz = ((*tuple(grid), 1, 1))[:3]
-    threads = kernel.num_warps * WARP_SIZE
+    threads = kernel.compiled.metadata.threads
     check(
         cu.cuLaunchKernel(
             kernel.function,

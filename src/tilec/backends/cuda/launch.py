@@ -23,7 +23,6 @@ from .. import launcher
 from ..artifacts import CompiledKernel, KernelMetadata
 from ..base import Grid3, generated_launch, runtime_indices
 from ..dlpack_exchange import torch_exchange
-from .layout import WARP_SIZE
 
 
 def torch_stream() -> int:
@@ -93,7 +92,7 @@ class CudaLauncher:
         self._codes = launcher.arg_codes(all_params[i].type for i in self._pick)
         handle = getattr(loaded, "handle", None)
         self._function = int(handle if handle is not None else loaded.function)
-        self._block = (WARP_SIZE * meta.options.num_warps, 1, 1)
+        self._block = (meta.threads, 1, 1)
         # metadata.shared is the dynamic shared memory the CUDA backend's kernels use for layout
         # conversions and reductions (as in Triton); every launch must pass it.
         self._shared = meta.shared

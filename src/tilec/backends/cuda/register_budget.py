@@ -33,7 +33,7 @@ def registers_per_thread(plan: LayoutPlan, v: Value) -> int:
 
 def check(func: O.FuncOp, plan: LayoutPlan) -> None:
     """Raise CompileError at the first op whose tile result exceeds the budget."""
-    threads = plan.num_warps * 32
+    threads = plan.num_warps * plan.warp_size
     for op in func.walk():
         for result in op.results:
             if not isinstance(result.type, TileType):
