@@ -132,11 +132,11 @@ class Generator(ShapeOps):
                         self.minmax, self.unary, self.unary, self.cast, self.reduce, self.scan,
                         self.reshape, self.permute, self.broadcast, self.join_split,
                         self.cat_flip, self.math, self.binary, self.sort_gather,
-                        self.dot, self.loop, self.gather_load]  # fmt: skip
+                        self.dot, self.loop, self.gather_load, self.dot_loop]  # fmt: skip
             if not shape:
                 builders = [b for b in builders if b not in (self.scan, self.reshape,
                             self.permute, self.broadcast, self.join_split, self.cat_flip,
-                            self.dot)]  # fmt: skip
+                            self.dot, self.dot_loop)]  # fmt: skip
             node = pick(d, builders)(shape, depth - 1, root)
         self.pool.append(node)
         return node
@@ -302,7 +302,7 @@ def generate(d: Draw) -> Case:
     if not atomic and coin(d, 15):  # math functions are only ever roots: give them a share
         root = g.math(shape, depth - 1, True)
     elif not atomic and len(shape) in (2, 3) and coin(d, 10):  # float dots too
-        root = g.dot(shape, depth - 1, True)
+        root = (g.dot if len(shape) == 3 or coin(d, 50) else g.dot_loop)(shape, depth - 1, True)
     else:
         root = g.value(shape, depth, root=not atomic)
     grid = pick(d, (1, 2, 3))

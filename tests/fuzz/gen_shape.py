@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from . import dtypes as D
 from .draw import Draw, coin, pick
-from .program import Node, Shape, numel
+from .program import Input, Layout, Node, Shape, numel
 
 if TYPE_CHECKING:
     from .dtypes import DType
@@ -201,3 +201,26 @@ class ShapeOps:
         if coin(d, 40):
             return Node("dot", (a, b, self.cast_to(self.value(shape, depth), out)), out, shape)
         return Node("dot", (a, b), out, shape)
+
+    def dot_loop(self, shape: Shape, depth: int, root: bool) -> Node:
+        """The tutorials' matmul loop: ``acc = tl.dot(a, b, acc)`` with ``a`` and ``b`` loaded
+        in each trip from inputs of shape (trips, M, K) and (trips, K, N), transposed or read
+        backwards at times, masked at times (``other=0``, or lanes left undefined)."""
+        d = self.d
+        if len(shape) != 2:
+            return self.value(shape, depth)
+        m, n = shape
+        t = pick(d, (D.F32, D.F16, D.BF16, D.I8) if root else (D.I8,))
+        k = pick(d, [x for x in DIMS if x * max(m, n) <= MAX_NUMEL])
+        trips = pick(d, (1, 2, 4))  # the inputs' first axis: a power of 2, as every tile's
+        out = D.I32 if t.is_int else D.F32
+        init = self.cast_to(self.value(shape, depth), out)
+        operands = []
+        for rows, cols in ((m, k), (k, n)):
+            order = (0, 2, 1) if coin(d, 40) else ()
+            flipped = tuple(a for a in (1, 2) if coin(d, 20))
+            masked = coin(d, 30)
+            other = 0 if masked and coin(d, 70) else None
+            self.inputs.append(Input(t, (trips, rows, cols), masked, other, Layout(order, flipped)))
+            operands.append(len(self.inputs) - 1)
+        return Node("dot_loop", (init,), out, shape, (*operands, trips))

@@ -20,7 +20,7 @@ from .dtypes import DType
 from .fusion import fma, fused_sides, product_of
 from .numerics import as_ints, round_float, wrap
 from .program import Case, Node, numel, walk
-from .reference_ops import MATH_ULPS, dot_op, math_fn, reduce_op, scan_op
+from .reference_ops import MATH_ULPS, dot_op, dot_sum, math_fn, reduce_op, scan_op
 
 Value = tuple[np.ndarray, np.ndarray]  # values, undefined lanes
 
@@ -45,7 +45,7 @@ def is_approximate(node: Node) -> bool:
     if node.op == "math":
         return True
     kind = node.attr[0] if node.op in ("reduce", "scan") else node.op
-    return node.dtype.is_float and kind in ("sum", "cumsum", "cumprod", "dot")
+    return node.dtype.is_float and kind in ("sum", "cumsum", "cumprod", "dot", "dot_loop")
 
 
 class Evaluator:
@@ -122,6 +122,11 @@ class Evaluator:
             return self.loop(n, memo)
         if op == "dot":
             return dot_op(n, [memo[id(x)] for x in a], self)
+        if op == "dot_loop":
+            loaded = [self.load(Node("load", (), n.dtype, (), (k,))) for k in n.attr[:2]]
+            (xa, ua), (xb, ub) = loaded
+            products = [((xa[i], ua[i]), (xb[i], ub[i])) for i in range(n.attr[2])]
+            return dot_sum(n.dtype, products, memo[id(a[0])], self)
         if op == "math":
             args = [memo[id(x)] for x in a]
             self.ulps = MATH_ULPS[n.attr[0]] + (1 if n.dtype == D.F64 else 0)

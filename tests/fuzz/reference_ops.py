@@ -73,28 +73,37 @@ def reduce_op(n: Node, x: np.ndarray, u: np.ndarray, src: DType, ev: Any) -> tup
 
 
 def dot_op(n: Node, args: list[tuple[np.ndarray, np.ndarray]], ev: Any) -> tuple:
-    """``acc + a @ b``: exact for int8 (int32 wraps), else approximate like a float sum (any
-    order of the K products and the accumulator, each product exact or fused)."""
-    (a, ua), (b, ub) = args[:2]
-    t = n.dtype
-    undefined = ua.any(axis=-1)[..., :, None] | ub.any(axis=-2)[..., None, :]
-    if len(args) > 2:
-        undefined = undefined | args[2][1]
+    """``acc + a @ b`` (see dot_sum)."""
+    return dot_sum(n.dtype, [(args[0], args[1])], args[2] if len(args) > 2 else None, ev)
+
+
+Pair = tuple[np.ndarray, np.ndarray]  # values, undefined lanes
+
+
+def dot_sum(t: DType, products: list[tuple[Pair, Pair]], acc: Pair | None, ev: Any) -> tuple:
+    """``acc + a0 @ b0 + a1 @ b1 + ...``: exact for int8 (int32 wraps), else approximate like a
+    float sum (any order of the products and the accumulator, each product exact or fused)."""
+    undefined = np.zeros((), bool) if acc is None else acc[1]
+    for (_, ua), (_, ub) in products:
+        undefined = undefined | ua.any(axis=-1)[..., :, None] | ub.any(axis=-2)[..., None, :]
     if t.is_int:
-        r = np.matmul(as_ints(a), as_ints(b))
-        if len(args) > 2:
-            r = r + as_ints(args[2][0])
+        r = sum(np.matmul(as_ints(a), as_ints(b)) for (a, _), (b, _) in products)
+        if acc is not None:
+            r = r + as_ints(acc[0])
         return wrap(r, t), undefined
-    ws = [x.astype(np.float64) for x, _ in args]
+    r, bound = np.zeros(undefined.shape), np.zeros(undefined.shape)
+    terms = 0
     # the magnitudes of the finite terms: infinities and NaNs make the result an infinity or
     # NaN in any order, unless finite partial sums overflow first (then it is left undefined)
-    mags = [np.where(np.isfinite(w), np.abs(w), 0.0) for w in ws]
     with np.errstate(all="ignore"):
-        r = np.matmul(ws[0], ws[1])
-        bound = np.matmul(mags[0], mags[1])
-        if len(args) > 2:
-            r, bound = r + ws[2], bound + mags[2]
-    terms = a.shape[-1] + len(args) - 2
+        for (a, _), (b, _) in products:
+            wa, wb = a.astype(np.float64), b.astype(np.float64)
+            r = r + np.matmul(wa, wb)
+            bound = bound + np.matmul(*(np.where(np.isfinite(w), np.abs(w), 0.0) for w in (wa, wb)))
+            terms += a.shape[-1]
+        if acc is not None:
+            w = acc[0].astype(np.float64)
+            r, bound, terms = r + w, bound + np.where(np.isfinite(w), np.abs(w), 0.0), terms + 1
     # float64 reference sums round too: for an fp64 dot they count as much as the kernel's
     ev.atol = (4 if t == D.F64 else 2) * terms * EPS[t.name] * bound + _tiny(t)
     big = ~(bound <= D.FLOAT_FORMAT[t.name][2] / 4)

@@ -135,6 +135,26 @@ def _loop(node: Node, v: str, names: dict[int, str]) -> list[str]:
     return [f"    {v} = {init}", f"    for i in {loop}:", f"        {body}"]
 
 
+def _dot_loop(node: Node, v: str, init: str, k: Kernel, buffers: list[str]) -> list[str]:
+    """``acc = tl.dot(a, b, acc)``, a and b loaded from trip i's slice of their inputs."""
+    lines = [f"    {v} = {init}", f"    for i in range({node.attr[2]}):"]
+    for name, index in zip("ab", node.attr[:2]):
+        x = k.inputs[index]
+        _, rows, cols = x.shape
+        inner = Layout(
+            tuple(a - 1 for a in x.layout.order[1:]), tuple(a - 1 for a in x.layout.flipped)
+        )
+        at = offsets((rows, cols), f"pid * {numel(x.shape)} + i * {rows * cols}", inner)
+        mask = f", mask=p{name} < n{index}" if x.masked else ""
+        other = f", other={x.other!r}" if x.masked and x.other is not None else ""
+        lines += [
+            f"        p{name} = {at}",
+            f"        {name} = tl.load({buffers[index]} + p{name}{mask}{other})",
+        ]
+    ieee = ', input_precision="ieee"' if k.inputs[node.attr[0]].dtype.name == "float32" else ""
+    return [*lines, f"        {v} = tl.dot(a, b, {v}{ieee})"]
+
+
 def params(k: Kernel) -> list[str]:
     names = [f"in{i}" for i in range(len(k.inputs))] + ["out"]
     names += [f"n{i}" for i in range(len(k.inputs))] + ["n_out"]
@@ -167,6 +187,8 @@ def source(k: Kernel, name: str = "kernel") -> str:
         v = names[id(node)] = f"v{len(names)}"
         if node.op == "loop":
             lines += _loop(node, v, names)
+        elif node.op == "dot_loop":
+            lines += _dot_loop(node, v, names[id(node.args[0])], k, buffers)
         elif node.op == "split":
             first, second = (v, "_") if node.attr[0] == 0 else ("_", v)
             lines.append(f"    {first}, {second} = tl.split({names[id(node.args[0])]})")
