@@ -16,7 +16,7 @@ import numpy as np
 from . import dtypes as D
 from .dtypes import DType
 from .numerics import round_float
-from .program import Node, walk
+from .program import Node, dropped_loop, walk
 from .reference_ops import _fma
 
 _FOLDED = ("bin", "cmp", "cast", "where", "broadcast_to", "expand_dims", "reshape")
@@ -27,7 +27,7 @@ def fused_sides(root: Node) -> dict[int, int]:
     keys: dict[int, object] = {}
     const: dict[int, bool] = {}
     for n in walk(root):
-        if n.op == "loop" and n.attr[1] == 0:  # dropped: its value is the init
+        if dropped_loop(n):  # its value is the init
             keys[id(n)], const[id(n)] = keys[id(n.args[0])], const[id(n.args[0])]
             continue
         keys[id(n)] = _key(n, keys)
@@ -37,7 +37,7 @@ def fused_sides(root: Node) -> dict[int, int]:
         )  # fmt: skip
     uses: dict[object, set[object]] = {keys[id(root)]: {"store"}}
     for n in walk(root):
-        if n.op == "loop" and n.attr[1] == 0:
+        if dropped_loop(n):
             continue
         for slot, a in enumerate(n.args):
             if not a.is_literal:
@@ -57,7 +57,7 @@ def fused_sides(root: Node) -> dict[int, int]:
 
 def product_of(n: Node) -> Node:
     """``n``, or the value an empty loop passes through."""
-    while n.op == "loop" and n.attr[1] == 0:
+    while dropped_loop(n):
         n = n.args[0]
     return n
 

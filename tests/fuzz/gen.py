@@ -218,7 +218,8 @@ class Generator(ShapeOps):
 
     def loop(self, shape: Shape, depth: int, root: bool) -> Node:
         """A value carried through a for loop: ``acc = (acc sym step).to(acc's type)`` each
-        trip (form 0), each even trip under an ``if`` (1), or unrolled by tl.static_range (2)."""
+        trip of ``range(start, stop, step)`` (form 0), each even one under an ``if`` (1), unrolled
+        by tl.static_range (2), or as tl.range (3); the stop at times a kernel argument."""
         d = self.d
         sym = pick(d, ("+", "-", "*", "&", "|", "^"))
         init = self.value(shape, depth)
@@ -228,10 +229,17 @@ class Generator(ShapeOps):
         else:
             init, step = self.no_bool(init), self.no_bool(step)
         step = self.refit(step, init)
-        form = d.int(0, 2)
+        form = d.int(0, 3)
         if form == 2 and init.dtype.is_float:
             form = 0  # unrolled, a product and an addition would be fused (not modelled)
-        return Node("loop", (init, step), init.dtype, shape, (sym, d.int(0, 5), form))
+        start, by = pick(d, (0, 0, 2, -3)), pick(d, (1, 1, 2, 3))
+        stop = start + by * d.int(0, 5) - d.int(0, by - 1)  # 0..5 trips, any stop
+        runtime = ""
+        if form != 2 and coin(d, 30):  # the stop as a kernel argument
+            runtime = f"s{len(self.scalars)}"
+            self.scalars.append((runtime, D.I32, stop))
+        attr = (sym, (start, stop, by), form, runtime)
+        return Node("loop", (init, step), init.dtype, shape, attr)
 
     def compare(self, shape: Shape, depth: int, root: bool) -> Node:
         a, b = self.pair(shape, depth)

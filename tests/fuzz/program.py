@@ -101,6 +101,11 @@ class Case:
     special: int  # how often inputs take edge values (0..3)
 
 
+def dropped_loop(n: Node) -> bool:
+    """A loop over a constant empty range: the compiler drops it, its value is the init."""
+    return n.op == "loop" and not n.attr[3] and not range(*n.attr[1])
+
+
 def walk(root: Node) -> list[Node]:
     """Every node once, operands before their users."""
     seen: dict[int, Node] = {}

@@ -187,12 +187,12 @@ class Evaluator:
     def loop(self, n: Node, memo: dict) -> Value:
         """Each trip one binary op on the carried value, converted back to its type."""
         init, step = n.args
-        sym, trips, form = n.attr
+        sym, bounds, form, _ = n.attr
         acc, u = memo[id(init)]
         carried = Node("carried", (), init.dtype, n.shape)
         t = D.computation_type(init.dtype, False, step.dtype, step.is_literal, False)
         body = Node("bin", (carried, step), t, n.shape, (sym,))
-        for i in range(trips):
+        for i in range(*bounds):
             if form == 1 and i % 2:
                 continue
             v, u = self.binary(body, {**memo, id(carried): (acc, u)})

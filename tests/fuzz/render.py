@@ -125,9 +125,10 @@ def _leaf(node: Node) -> str | None:
 
 
 def _loop(node: Node, v: str, names: dict[int, str]) -> list[str]:
-    sym, trips, form = node.attr
+    sym, (start, stop, by), form, runtime = node.attr
     init, step = (names[id(a)] for a in node.args)
-    loop = f"tl.static_range({trips})" if form == 2 else f"range({trips})"
+    bounds = f"{start}, {runtime or stop}, {by}"
+    loop = {2: "tl.static_range", 3: "tl.range"}.get(form, "range") + f"({bounds})"
     body = f"{v} = ({v} {sym} {step}).to({node.dtype.tl})"
     if form == 1:
         return [f"    {v} = {init}", f"    for i in {loop}:", "        if i % 2 == 0:",

@@ -107,7 +107,9 @@ def test_int8_dot_and_carried_loop_reference() -> None:
     a = Node("load", (), D.I8, (2, 3), (0,))
     b = Node("load", (), D.I8, (3, 2), (1,))
     dot = Node("dot", (a, b), D.I32, (2, 2))
-    loop = Node("loop", (dot, Node("lit", (), D.I32, (), (3,))), D.I32, (2, 2), ("*", 3, 1))
+    loop = Node(
+        "loop", (dot, Node("lit", (), D.I32, (), (3,))), D.I32, (2, 2), ("*", (0, 3, 1), 1, "")
+    )
     inputs = (Input(D.I8, (2, 3), False, None), Input(D.I8, (3, 2), False, None))
     case = Case(Kernel(inputs, loop, D.I32, "store", False, 1, (), ()), 0, (6, 6, 4), 0)
     x = np.array([-128, 127, 1, 2, 3, 4], np.int8)
