@@ -2,10 +2,12 @@
 documents (Triton's on NVIDIA GPUs): C integer arithmetic that wraps, IEEE float arithmetic
 rounded once per operation in the computation type, Triton's promotion.
 
-Lanes whose value is not defined (integer division by zero and INT_MIN / -1, shifts by the
-width or more, float -> int of NaN/inf/out of range, masked loads without ``other``, the sign of
-a zero chosen by min/max, NaN payloads through bitcasts) are tracked and not compared. The root
-may be approximate (math functions, float sums and scans): ``Expect.ulps`` / ``Expect.atol``.
+What C leaves undefined and tilec defines (docs/language/semantics.md: division by zero,
+INT_MIN / -1, shifts by the width or more, float -> int of NaN/inf/out of range, a masked load
+without ``other``: 0) is compared. Lanes with no single right value (the sign of a zero chosen by
+a min/max reduction, NaN payloads through bitcasts, float sums that may overflow in some order)
+are tracked and not compared. The root may be approximate (math functions, float sums, scans and
+dots): ``Expect.ulps`` / ``Expect.atol``.
 """
 
 from __future__ import annotations
@@ -208,9 +210,8 @@ class Evaluator:
         outside = offs >= self.case.bounds[k]
         if not masked:
             return data, u
-        if other is None:
-            return data, u | outside
-        return np.where(outside, literal(other, n.dtype, n.shape), data), u
+        fill = literal(0 if other is None else other, n.dtype, n.shape)
+        return np.where(outside, fill, data), u
 
     def load(self, n: Node) -> Value:
         k = n.attr[0]
@@ -218,9 +219,11 @@ class Evaluator:
         offs = self.pid * numel(x.shape) + x.layout.offsets(x.shape)
         data = self.inputs[k][offs]
         inside = offs < self.case.bounds[k]
-        if not x.masked or x.other is None:
+        if not x.masked:
             return data.copy(), ~inside
-        fill = literal(x.other, x.dtype, x.shape)
+        # without ``other`` a masked-off lane is 0 on tilec's backends (docs/language/
+        # semantics.md; Triton leaves it undefined)
+        fill = literal(0 if x.other is None else x.other, x.dtype, x.shape)
         return np.where(inside, data, fill), np.zeros(x.shape, bool)
 
     def binary(self, n: Node, memo: dict) -> Value:
