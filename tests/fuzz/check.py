@@ -102,7 +102,7 @@ def launch(case: Case, launch_data: Launch, folder: Path, device: str = "cpu") -
     ins = [buffer(v, x.dtype, device) for v, x in zip(launch_data.inputs, k.inputs)]
     out = buffer(launch_data.initial, k.out_dtype, device)
     scalars = [v for _, _, v in k.scalars]
-    kernel[(k.grid,)](*ins, out, *case.bounds, *scalars, **dict(k.constexprs))
+    kernel[k.launch_grid](*ins, out, *case.bounds, *scalars, **dict(k.constexprs))
     return read_back(out, k.out_dtype)
 
 

@@ -301,6 +301,15 @@ ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", 
            "atomic_xchg", "atomic_cas")  # fmt: skip
 
 
+def grid_dims(d: Draw, grid: int) -> tuple[int, ...]:
+    """``grid`` programs over one axis, or spread over two or three axes at times."""
+    if grid == 1 or not coin(d, 40):
+        return ()
+    a = pick(d, [x for x in range(1, grid + 1) if grid % x == 0])
+    b = pick(d, [x for x in range(1, grid // a + 1) if grid // a % x == 0])
+    return (a, b, grid // a // b) if coin(d, 50) else (a, grid // a)
+
+
 def generate(d: Draw) -> Case:
     """One random kernel and its launch."""
     g = Generator(d)
@@ -313,7 +322,7 @@ def generate(d: Draw) -> Case:
         root = (g.dot if len(shape) == 3 or coin(d, 50) else g.dot_loop)(shape, depth - 1, True)
     else:
         root = g.value(shape, depth, root=not atomic)
-    grid = pick(d, (1, 2, 3))
+    grid = pick(d, (1, 2, 3, 1, 4, 6))
     store = "store"
     returns_old = False
     if atomic:
@@ -344,6 +353,6 @@ def generate(d: Draw) -> Case:
     bounds.append(total - d.int(0, total // 2) if out_masked else total)  # some lanes live
     kernel = Kernel(
         tuple(g.inputs), root, out, store, out_masked, grid, tuple(g.scalars), tuple(g.consts),
-        tuple(sorted(g.combine)), returns_old, g.layout(shape),
+        tuple(sorted(g.combine)), returns_old, g.layout(shape), grid_dims(d, grid),
     )  # fmt: skip
     return Case(kernel, d.int(0, 2**31 - 1), tuple(bounds), d.int(0, 3))

@@ -89,6 +89,13 @@ class Kernel:
     # more programs they would depend on the order the programs ran in)
     returns_old: bool = False
     out_layout: Layout = Layout()
+    # the launch's grid over up to three axes (``grid`` programs in all): the kernel numbers
+    # its programs row-major from program_id and num_programs; () is (grid,)
+    grid_dims: tuple[int, ...] = ()
+
+    @property
+    def launch_grid(self) -> tuple[int, ...]:
+        return self.grid_dims or (self.grid,)
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,15 @@ def _dot_loop(node: Node, v: str, init: str, k: Kernel, buffers: list[str]) -> l
     return [*lines, f"        {v} = tl.dot(a, b, {v}{ieee})"]
 
 
+def _pid(axes: int) -> str:
+    """The program's number in a grid of ``axes`` axes, the first varying fastest."""
+    pid = f"tl.program_id({axes - 1})"
+    for axis in reversed(range(axes - 1)):
+        inner = f"({pid})" if "+" in pid else pid
+        pid = f"tl.program_id({axis}) + tl.num_programs({axis}) * {inner}"
+    return pid
+
+
 def params(k: Kernel) -> list[str]:
     names = [f"in{i}" for i in range(len(k.inputs))] + ["out"]
     names += [f"n{i}" for i in range(len(k.inputs))] + ["n_out"]
@@ -171,7 +180,7 @@ def source(k: Kernel, name: str = "kernel") -> str:
         "",
         "@tilec.jit",
         f"def {name}({', '.join(params(k))}):",
-        "    pid = tl.program_id(0)",
+        f"    pid = {_pid(len(k.launch_grid))}",
     ]
     buffers = ["out" if x.aliases_out else f"in{i}" for i, x in enumerate(k.inputs)]
     for i, x in enumerate(k.inputs):

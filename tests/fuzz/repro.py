@@ -55,7 +55,7 @@ def script(case: Case, bad_lanes: list[int] | None = None) -> str:
     args.append("out")
     args += [str(n) for n in case.bounds] + [repr(v) for _, _, v in k.scalars]
     args += [f"{name}={v!r}" for name, v in k.constexprs]
-    lines.append(f"kernel[({k.grid},)]({', '.join(args)})")
+    lines.append(f"kernel[{k.launch_grid}]({', '.join(args)})")
     lanes = (bad_lanes or [int(i) for i in np.flatnonzero(~want.undefined)])[:16]
     raw = to_storage(want.values, t)
     unsigned = f"np.uint{8 * raw.itemsize}" if t.is_float else f"np.{raw.dtype}"
