@@ -20,8 +20,10 @@ def literal(value: bool | int | float, t: DType, shape: tuple[int, ...]) -> np.n
     return wrap(np.full(shape, int(value), dtype=object), t)
 
 
-def convert(x: np.ndarray, src: DType, dst: DType) -> tuple[np.ndarray, np.ndarray]:
-    """``x.to(dst)``: values and undefined lanes (float -> int of NaN, inf or out of range)."""
+def convert(
+    x: np.ndarray, src: DType, dst: DType, rounding: str = "rtne"
+) -> tuple[np.ndarray, np.ndarray]:
+    """``x.to(dst)`` (``fp_downcast_rounding=rounding``): values and undefined lanes."""
     undefined = np.zeros(x.shape, dtype=bool)
     if src == dst:
         return x, undefined
@@ -40,7 +42,7 @@ def convert(x: np.ndarray, src: DType, dst: DType) -> tuple[np.ndarray, np.ndarr
             return round_float(round_int(as_ints(x), F64), dst), undefined
         return round_int(as_ints(x), dst), undefined
     if dst.is_float:
-        return round_float(x.astype(np.float64), dst), undefined
+        return round_float(x.astype(np.float64), dst, rounding), undefined
     # docs/language/semantics.md: NaN gives 0, out-of-range values saturate
     w = x.astype(np.float64)
     lo, hi = int_range(dst)

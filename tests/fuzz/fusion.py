@@ -31,8 +31,9 @@ def fused_sides(root: Node) -> dict[int, int]:
             keys[id(n)], const[id(n)] = keys[id(n.args[0])], const[id(n.args[0])]
             continue
         keys[id(n)] = _key(n, keys)
+        folds = n.op in _FOLDED and not (n.op == "cast" and n.attr[2:])  # rtz is not folded
         const[id(n)] = n.is_literal or n.op == "full" or (
-            (n.op in _FOLDED or (n.op == "unary" and n.attr[0] == "neg"))
+            (folds or (n.op == "unary" and n.attr[0] == "neg"))
             and bool(n.args) and all(const[id(a)] for a in n.args)
         )  # fmt: skip
     uses: dict[object, set[object]] = {keys[id(root)]: {"store"}}

@@ -292,6 +292,9 @@ class Generator(ShapeOps):
         if coin(d, 25) and not x.dtype.is_bool:
             t = pick(d, D.same_width(x.dtype))
             return Node("cast", (x,), t, shape, (t, True))
+        if x.dtype in (D.F32, D.F64) and coin(d, 30):  # fp_downcast_rounding="rtz"
+            t = pick(d, (D.F16, D.BF16))
+            return Node("cast", (x,), t, shape, (t, False, "rtz"))
         targets = (*D.ALL, D.BOOL) if x.dtype.is_int else D.ALL
         t = pick(d, targets)
         return Node("cast", (x,), t, shape, (t, False)) if t != x.dtype else x

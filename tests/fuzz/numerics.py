@@ -26,8 +26,9 @@ def as_ints(values: np.ndarray) -> np.ndarray:
     return np.array([int(v) for v in values.reshape(-1)], dtype=object).reshape(values.shape)
 
 
-def round_float(x: np.ndarray, t: DType) -> np.ndarray:
-    """float64 values rounded once, to nearest even, into float type ``t`` (overflow to inf)."""
+def round_float(x: np.ndarray, t: DType, rounding: str = "rtne") -> np.ndarray:
+    """float64 values rounded once, to nearest even, into float type ``t`` (overflow to inf);
+    ``rounding="rtz"``: toward zero (a finite value stays finite)."""
     x = np.asarray(x, dtype=np.float64)
     if t.name == "float64":
         return x.copy()
@@ -37,9 +38,11 @@ def round_float(x: np.ndarray, t: DType) -> np.ndarray:
     v = x[ok]
     _, e = np.frexp(v)
     q = np.maximum(e - 1, emin) - (p - 1)  # exponent of the last kept bit
+    step = np.trunc if rounding == "rtz" else np.rint
     with np.errstate(over="ignore"):  # rounding up past the largest double: inf, as wanted
-        r = np.ldexp(np.rint(np.ldexp(v, -q)), q)
-    r[np.abs(r) > biggest] = np.copysign(np.inf, r[np.abs(r) > biggest])
+        r = np.ldexp(step(np.ldexp(v, -q)), q)
+    big = np.abs(r) > biggest
+    r[big] = np.copysign(biggest if rounding == "rtz" else np.inf, r[big])
     out[ok] = r
     return out.astype(t.np_value)
 

@@ -109,8 +109,11 @@ class Evaluator:
             return self.unary(n, memo)
         if op == "cast":
             x, u = memo[id(a[0])]
-            t, is_bitcast = n.attr
-            y, u2 = bitcast(x, a[0].dtype, t) if is_bitcast else convert(x, a[0].dtype, t)
+            t, is_bitcast, *rounding = n.attr
+            if is_bitcast:
+                y, u2 = bitcast(x, a[0].dtype, t)
+            else:
+                y, u2 = convert(x, a[0].dtype, t, *rounding)
             return y, u | u2
         if op == "reduce":
             x, u = memo[id(a[0])]

@@ -45,7 +45,9 @@ def _expr(node: Node, names: dict[int, str], buffers: list[str]) -> str:  # one 
     if op == "unary":
         return {"neg": f"-{a[0]}", "invert": f"~{a[0]}"}.get(attr[0], f"tl.{attr[0]}({a[0]})")
     if op == "cast":
-        t, bitcast = attr
+        t, bitcast, *rtz = attr
+        if rtz:
+            return f'{a[0]}.to({t.tl}, fp_downcast_rounding="rtz")'
         return f"{a[0]}.to({t.tl}, bitcast=True)" if bitcast else f"{a[0]}.to({t.tl})"
     if op == "reduce":
         kind, axis, keep, member = attr

@@ -145,3 +145,11 @@ def test_layouts_place_transposed_and_reversed_tiles() -> None:
     assert Layout().offsets((2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]
     assert Layout((1, 0)).offsets((2, 3)).tolist() == [[0, 2, 4], [1, 3, 5]]
     assert Layout((), (1,)).offsets((2, 3)).tolist() == [[2, 1, 0], [5, 4, 3]]
+
+
+def test_rtz_rounds_toward_zero_and_stays_finite() -> None:
+    x = np.array([1 + 2.0**-10 * 1.9, -(1 + 2.0**-10 * 1.9), 70000.0, -np.inf, 2.0**-26, np.nan])
+    got = round_float(x, D.F16, "rtz")
+    assert got[:5].tolist() == [1 + 2.0**-10, -(1 + 2.0**-10), 65504.0, -np.inf, 0.0]
+    assert np.isnan(got[5])
+    assert round_float(np.array([3.4e38]), D.BF16, "rtz").tolist() == [float.fromhex("0x1.fep127")]
