@@ -1,7 +1,7 @@
 """Elementwise operations on single LLVM values: the code one element of a tile (or a scalar) gets.
 
-The semantics are llvm/scalar.py's (shared with the CUDA backend); this module holds the CPU's
-representation. Values use their storage type (fp16 as ``half``, bf16 as ``i16``); fp16/bf16
+The semantics are llvm/element.py's and llvm/scalar.py's (shared with the CUDA backend); this
+module holds the CPU's representation. Values use their storage type (fp16 as ``half``, bf16 as ``i16``); fp16/bf16
 arithmetic extends to fp32, computes, and rounds back to nearest-even after every op, as Triton
 does. Every fp16/bf16 conversion is integer code, so no object ever needs a compiler-rt helper
 (``__truncdfhf2``, ``__extendhfsf2`` ...) that the Python process may lack; on targets whose ISA
@@ -16,12 +16,11 @@ from contextvars import ContextVar
 
 from llvmlite import ir
 
-from ...errors import UnsupportedFeature
 from ...ir.ops import BinaryKind, CompareKind
-from ...ir.types import Element, Kind, PointerType, ScalarType
+from ...ir.types import Element, PointerType, ScalarType
+from ..llvm import element
 from ..llvm import scalar as S
 from ..llvm import types as T
-from ..llvm.intrinsics import call_same
 
 # whether the module being lowered may use fpext/fptrunc between half and float: set for the
 # duration of one lowering (a context variable, so concurrent compiles for other targets don't mix)
@@ -77,11 +76,31 @@ def constant(t: Element, value: bool | int | float) -> ir.Constant:
     return T.const(T.storage_type(t), value)
 
 
-def _is_signed(t: ScalarType) -> bool:
-    return t.kind is Kind.SINT
+class _CpuRepresentation:
+    """The CPU's: storage types, fp16/bf16 computed in fp32, shifts and fmod as LLVM's."""
+
+    def storage(self, t: Element) -> ir.Type:
+        return T.storage_type(t)
+
+    def compute_type(self, t: ScalarType) -> ir.Type:
+        return T.compute_type(t)
+
+    def widen(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType) -> ir.Value:
+        return to_compute(b, x, t)
+
+    def narrow(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str) -> ir.Value:
+        return from_compute(b, x, t, rounding)
+
+    def shift(
+        self, b: ir.IRBuilder, kind: BinaryKind, signed: bool, x: ir.Value, y: ir.Value
+    ) -> ir.Value:
+        return S.int_binary(b, kind, signed, x, y)
+
+    def fmod(self, b: ir.IRBuilder, x: ir.Value, y: ir.Value, t: ScalarType) -> ir.Value:
+        return b.frem(x, y)  # C fmod, through the C library: exact
 
 
-# -- binary -----------------------------------------------------------------------------------
+CPU = _CpuRepresentation()
 
 
 def binary(
@@ -91,89 +110,20 @@ def binary(
     x: ir.Value,
     y: ir.Value,
     propagate_nan: bool = False,
-    via_select: bool = False,
     simd_minmax: bool = False,
 ) -> ir.Value:
-    """``x kind y``. Float min/max are compares and selects with the exact semantics of
-    llvm/scalar.py (``via_select`` is that default, kept for callers that name it).
-    ``simd_minmax`` asks for LLVM's minnum/maxnum (minimum/maximum) instead, for reduction loops
-    the vectorizer must recognize: the same NaN rule, but a zero result's sign is left open."""
-    del via_select
-    if not t.is_floating():
-        return S.int_binary(b, kind, _is_signed(t), x, y)
-    cx, cy = to_compute(b, x, t), to_compute(b, y, t)
-    if simd_minmax and kind in (BinaryKind.MIN, BinaryKind.MAX):
-        name = ("minimum" if propagate_nan else "minnum") if kind is BinaryKind.MIN else None
-        name = name or ("maximum" if propagate_nan else "maxnum")
-        return from_compute(b, call_same(b, name, cx, cy), t)
-    return from_compute(b, _float_binary(b, kind, cx, cy, propagate_nan), t)
-
-
-_FLOAT_OPS = {
-    BinaryKind.ADD: "fadd",
-    BinaryKind.SUB: "fsub",
-    BinaryKind.MUL: "fmul",
-    BinaryKind.DIV: "fdiv",
-    BinaryKind.REM: "frem",  # C fmod, through the C library: exact
-}
-
-
-def _float_binary(
-    b: ir.IRBuilder, kind: BinaryKind, x: ir.Value, y: ir.Value, propagate_nan: bool
-) -> ir.Value:
-    if kind in (BinaryKind.MIN, BinaryKind.MAX):
-        return S.float_minmax(b, kind, x, y, propagate_nan)
-    name = _FLOAT_OPS.get(kind)
-    if name is None:
-        raise UnsupportedFeature(f"binary {kind.value} on floating-point values")
-    return getattr(b, name)(x, y)
-
-
-# -- compare, select, casts -------------------------------------------------------------------
+    """``x kind y`` (llvm/element.binary on the CPU's representation)."""
+    return element.binary(b, CPU, kind, t, x, y, propagate_nan, simd_minmax=simd_minmax)
 
 
 def compare(b: ir.IRBuilder, kind: CompareKind, t: Element, x: ir.Value, y: ir.Value) -> ir.Value:
-    if isinstance(t, ScalarType) and t.is_floating():
-        return S.compare(b, kind, Kind.FLOAT, to_compute(b, x, t), to_compute(b, y, t))
-    signed = isinstance(t, ScalarType) and _is_signed(t)
-    return S.compare(b, kind, Kind.SINT if signed else Kind.UINT, x, y)
+    return element.compare(b, CPU, kind, t, x, y)
 
 
 def cast(
     b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element, rounding: str = "rtne"
 ) -> ir.Value:
-    if src == dst:
-        return x
-    if isinstance(src, PointerType) or isinstance(dst, PointerType):
-        return _pointer_cast(b, x, src, dst)
-    assert isinstance(src, ScalarType) and isinstance(dst, ScalarType)
-    if dst.is_bool():
-        floating = src.is_floating()
-        return S.is_nonzero(b, to_compute(b, x, src) if floating else x, floating)
-    if src.is_floating() and dst.is_floating():
-        cx = to_compute(b, x, src)
-        want = T.compute_type(dst)
-        if cx.type != want and T.bit_width(want) > T.bit_width(cx.type):
-            cx = b.fpext(cx, want)
-        return from_compute(b, cx, dst, rounding)
-    if src.is_floating():
-        return S.float_to_int(b, to_compute(b, x, src), dst)
-    if dst.is_floating():
-        return from_compute(b, S.int_to_float(b, x, _is_signed(src), dst), dst, rounding)
-    to = T.storage_type(dst)
-    assert isinstance(to, ir.IntType)
-    return S.int_resize(b, x, _is_signed(src), to)
-
-
-def _pointer_cast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> ir.Value:
-    if isinstance(src, PointerType) and isinstance(dst, PointerType):
-        return x
-    if isinstance(src, PointerType):
-        assert isinstance(dst, ScalarType)
-        return b.ptrtoint(x, T.storage_type(dst))
-    assert isinstance(src, ScalarType)
-    # the frontend widens narrower integers to 64 bits first (semantics.cast), as for CUDA
-    return b.inttoptr(S.int_resize(b, x, _is_signed(src), T.i64), T.ptr)
+    return element.cast(b, CPU, x, src, dst, rounding)
 
 
 def bitcast(b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element) -> ir.Value:

@@ -94,7 +94,6 @@ def _binary(lw: Lowering, op: O.BinaryOp) -> None:
         else uniform_only
     )
     tag: tuple[object, ...] = ("and",) if kind is O.BinaryKind.AND and elem.is_bool() else ()
-    safe = lw.in_combine  # see binary(): min/max inside reduction loops
     facts = lw.int_facts
     # int_ranges.py: non-negative operands divide the same unsigned, and LLVM sees through it
     code_elem = _UNSIGNED[elem.bits] if op in facts.unsigned_divisions else elem
@@ -103,7 +102,7 @@ def _binary(lw: Lowering, op: O.BinaryOp) -> None:
         flags.append("nuw")
 
     def fn(b: ir.IRBuilder, v: list[ir.Value]) -> ir.Value:
-        r = binary(b, kind, code_elem, v[0], v[1], nan, safe)
+        r = binary(b, kind, code_elem, v[0], v[1], nan)
         if flags and isinstance(r, ir.Instruction):
             r.flags.extend(flags)
         return r
