@@ -322,6 +322,8 @@ def generate(d: Draw) -> Case:
     if not atomic and coin(d, 15):  # math functions are only ever roots: give them a share
         root = g.math(shape, depth - 1, True)
     elif not atomic and len(shape) in (2, 3) and coin(d, 10):  # float dots too
+        if coin(d, 30):  # several register blocks of the CPU's fp32 kernel, and edges
+            shape = tuple(pick(d, (8, 16, 32, 64)) for _ in range(2))
         root = (g.dot if len(shape) == 3 or coin(d, 50) else g.dot_loop)(shape, depth - 1, True)
     else:
         root = g.value(shape, depth, root=not atomic)

@@ -193,7 +193,8 @@ class ShapeOps:
             return self.value(shape, depth)
         *batch, m, n = shape
         t = pick(d, DOT_TYPES if root else (D.I8,))
-        sizes = [k for k in DIMS if numel((*batch, k)) * max(m, n) <= MAX_NUMEL]
+        limit = max(MAX_NUMEL, numel(shape))  # a large root dot: operands as large
+        sizes = [k for k in (*DIMS, 64) if numel((*batch, k)) * max(m, n) <= limit]
         k = pick(d, sizes or [1])
         a = self.cast_to(self.value((*batch, m, k), depth), t)
         b = self.cast_to(self.value((*batch, k, n), depth), t)
@@ -211,7 +212,8 @@ class ShapeOps:
             return self.value(shape, depth)
         m, n = shape
         t = pick(d, (D.F32, D.F16, D.BF16, D.I8) if root else (D.I8,))
-        k = pick(d, [x for x in DIMS if x * max(m, n) <= MAX_NUMEL])
+        limit = max(MAX_NUMEL, numel(shape))  # a large root dot: operands as large
+        k = pick(d, [x for x in (*DIMS, 64) if x * max(m, n) <= limit])
         trips = pick(d, (1, 2, 4))  # the inputs' first axis: a power of 2, as every tile's
         out = D.I32 if t.is_int else D.F32
         init = self.cast_to(self.value(shape, depth), out)
