@@ -236,3 +236,35 @@ def test_accumulating_over_a_k_loop():
     out = poisoned((m, n), np.float32)
     dot_scaled_loop_kernel[(1,)](a, sa, b, sb, out, m, n, k, 64)
     check(out, reference(a, sa, "e2m1", b, sb, "e5m2"))
+
+
+def test_int8_scales_are_e8m0_bytes():
+    # Triton's scale operand is a signless byte: int8 -128 is 0x80, 2.0 (Triton's mxfp matmul
+    # test builds its constant scale as tl.full(shape, (128).to(tl.int8)))
+    m, n, k = 16, 16, 64
+    a, b = _bits((m, k), "e4m3"), _bits((k // 2, n), "e2m1")
+    g = rng()
+    sa = g.integers(115, 140, (m, k // 32), dtype=np.uint8)
+    sa[0, :] = 128
+    sb = g.integers(115, 140, (n, k // 32), dtype=np.uint8)
+    sb[1, 0] = 255
+    out = poisoned((m, n), np.float32)
+    dot_scaled_kernel[(1,)](
+        a, sa.view(np.int8), b, sb.view(np.int8), None, out,
+        m, k, k // 2, n, m, n, k // 32, "e4m3", "e2m1", True, True, False,
+    )  # fmt: skip
+    assert np.isnan(out[:, 1]).all()
+    check(out, reference(a, sa, "e4m3", b, sb, "e2m1"))
+
+
+@jit
+def int16_scale_kernel(out_ptr):
+    a = tl.full((32, 64), 0x38, tl.uint8)
+    s = tl.full((32, 2), 127, tl.int16)
+    c = tl.dot_scaled(a, s, "e4m3", a.trans(), None, "e4m3")
+    tl.store(out_ptr + tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :], c)
+
+
+def test_wider_integer_scales_are_refused():
+    with pytest.raises(CompileError, match="integer scales must be e8m0 bytes"):
+        int16_scale_kernel[(1,)](poisoned((32, 32), np.float32))

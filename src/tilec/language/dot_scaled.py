@@ -150,11 +150,18 @@ def _values(x, fmt: constexpr, pack_axis: constexpr):
 
 @library
 def _scales(scale, factor: constexpr, fast_math: constexpr):
-    # [..., rows, K // factor] scales as fp32, repeated to [..., rows, K]
-    if scale.dtype == tl.uint8:
-        value = (scale.to(tl.uint32) << 23).to(tl.float32, bitcast=True)
+    # [..., rows, K // factor] scales as fp32, repeated to [..., rows, K]. An integer scale is
+    # an e8m0 byte whatever its signedness (Triton's scale operand is a signless i8): int8 -128
+    # is the byte 0x80, 2.0
+    if scale.dtype.is_int():
+        tl.static_assert(
+            scale.dtype.primitive_bitwidth == 8,
+            "dot_scaled's integer scales must be e8m0 bytes (uint8 or int8)",
+        )
+        bits = scale.to(tl.uint8, bitcast=True).to(tl.uint32)
+        value = (bits << 23).to(tl.float32, bitcast=True)
         if not fast_math:
-            value = tl.where(scale == 0xFF, float("nan"), value)
+            value = tl.where(bits == 0xFF, float("nan"), value)
     else:
         value = scale.to(tl.float32)
     if len(value.shape) == 2:
