@@ -92,6 +92,7 @@ class LoweringError(TilecError):
     """A tilec bug: IR that a backend cannot lower. The IR is attached as a note."""
 
     def __init__(self, message: str, loc: SourceLoc | None = None, ir: str | None = None) -> None:
+        self.message = message
         self.loc = loc
         super().__init__(loc.render(message) if loc is not None else message)
         self.ir = ir

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tilec.backends.cpu.rules import RULES
-from tilec.errors import LoweringError, TilecError
+from tilec.errors import LoweringError, TilecError, UnsupportedFeature
 from tilec.ir import ops as O
 from tilec.ir import types as T
 from tilec.ir.argspec import pointer_arg
@@ -31,7 +31,9 @@ def test_missing_rule_names_op_and_location() -> None:
     def body(b, x) -> None:
         b.insert(Mystery([], []))
 
-    with pytest.raises(LoweringError, match=r"no lowering for 'mystery'"):
+    with pytest.raises(
+        UnsupportedFeature, match=r"the CPU backend cannot lower 'mystery' \(Mystery\)"
+    ):
         Kernel(kernel([pointer_arg("x", T.float32)], body))
 
 

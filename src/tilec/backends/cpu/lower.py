@@ -14,13 +14,14 @@ from typing import TypeAlias
 
 from llvmlite import ir
 
-from ...errors import LoweringError, TilecError
+from ...errors import LoweringError
 from ...ir.core import Block, Op, Value
 from ...ir.ops import FuncOp
 from ...ir.types import Element, PointerType, TileType, Type, element_of, shape_of
 from ..artifacts import AssertInfo
 from ..llvm import types as T
 from ..llvm.intrinsics import declare
+from ..rules import apply_rule
 from .inner_axis import inner_axis
 from .int_ranges import IntFacts
 from .liveness import Liveness
@@ -243,17 +244,7 @@ class Lowering:
             self.lower_op(op)
 
     def lower_op(self, op: Op) -> None:
-        rule = self.op_hooks.get(op) or self.rules.get(type(op))
-        if rule is None:
-            raise LoweringError(
-                f"the CPU backend has no lowering for '{op.name}' ({type(op).__name__})", op.loc
-            )
-        try:
-            rule(self, op)
-        except TilecError:
-            raise
-        except (ValueError, TypeError, AttributeError, AssertionError, KeyError) as exc:
-            raise LoweringError(f"lowering '{op.name}' failed: {exc}", op.loc) from exc
+        apply_rule(self, self.op_hooks.get(op) or self.rules.get(type(op)), op, "CPU")
 
     def run(self) -> None:
         for op in self.func.body.ops:

@@ -19,6 +19,7 @@ from ...ir.argspec import ArgSpec
 from ...ir.core import Block, Op, Value
 from ...ir.types import PointerType, ScalarType, element_of
 from ..artifacts import AssertInfo
+from ..rules import apply_rule
 from . import conversion, register_budget, rematerialize, thread_index
 from .axis_info import AxisAnalysis
 from .contiguous_pointers import rebase
@@ -143,10 +144,7 @@ class Lowering:
                 self.lower_op(op)
 
     def lower_op(self, op: Op) -> None:
-        rule = self.rules.get(type(op))
-        if rule is None:
-            raise UnsupportedFeature(f"the CUDA backend cannot lower '{op.name}' yet (#6)", op.loc)
-        rule(self, op)
+        apply_rule(self, self.rules.get(type(op)), op, "CUDA")
 
     def release_copies(self, block: Block | None) -> None:
         """Emit here the copies held back for the pipelined loop whose body is ``block``, if
