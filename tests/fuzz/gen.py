@@ -132,7 +132,8 @@ class Generator(ShapeOps):
                         self.minmax, self.unary, self.unary, self.cast, self.reduce, self.scan,
                         self.reshape, self.permute, self.broadcast, self.join_split,
                         self.cat_flip, self.math, self.binary, self.sort_gather,
-                        self.dot, self.loop, self.gather_load, self.dot_loop]  # fmt: skip
+                        self.dot, self.loop, self.gather_load, self.dot_loop,
+                        self.umulhi]  # fmt: skip
             if not shape:
                 builders = [b for b in builders if b not in (self.scan, self.reshape,
                             self.permute, self.broadcast, self.join_split, self.cat_flip,
@@ -202,6 +203,18 @@ class Generator(ShapeOps):
                 "bin", (b, Node("lit", (), D.I32, (), (t.bits - 1,))), b.dtype, b.shape, ("&",)
             )
         return self.binary_node(sym, a, b, shape)
+
+    def umulhi(self, shape: Shape, depth: int, root: bool) -> Node:
+        """tl.umulhi: the high half of the unsigned double-width product (Triton's MulhiUIOp,
+        also for signed operands), on 32/64-bit integers promoted to one type."""
+        d = self.d
+        wide = (D.I32, D.U32, D.I64, D.U64)
+        a = self.value(shape, depth)
+        b = self.operand(shape, depth, a.dtype, literal_ok=False)
+        a, b = (x if x.dtype in wide else self.cast_to(x, pick(d, wide)) for x in (a, b))
+        if a.shape != shape and b.shape != shape:
+            a = self.cast_to(self.value(shape, depth), a.dtype)
+        return Node("bin", (a, b), D.integer_promote(a.dtype, b.dtype), shape, ("umulhi",))
 
     def refit(self, lit: Node, other: Node) -> Node:
         """A literal that still fits next to ``other`` after the operands were converted."""

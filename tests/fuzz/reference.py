@@ -334,6 +334,9 @@ def _int_binary(
     sym: str, x: np.ndarray, y: np.ndarray, t: DType, undefined: np.ndarray, arithmetic: bool
 ) -> Value:
     a, b = as_ints(x), as_ints(y)
+    if sym == "umulhi":  # unsigned whatever the type: the operands' bits as unsigned numbers
+        mask = (1 << t.bits) - 1
+        return wrap(((a & mask) * (b & mask)) >> t.bits, t), undefined
     if sym in ("//", "%"):
         # docs/language/semantics.md: x // 0 is all ones, x % 0 is x, INT_MIN // -1 wraps
         zero = b == 0

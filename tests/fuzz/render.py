@@ -35,6 +35,8 @@ def _shape_text(shape: Shape) -> str:
 def _expr(node: Node, names: dict[int, str], buffers: list[str]) -> str:  # one case per op
     a = [names[id(x)] for x in node.args]
     op, attr = node.op, node.attr
+    if op == "bin" and attr[0] == "umulhi":
+        return f"tl.umulhi({a[0]}, {a[1]})"
     if op == "bin" or op == "cmp":
         return f"({a[0]} {attr[0]} {a[1]})"
     if op == "where":
