@@ -65,3 +65,15 @@ def test_a_different_block_shape_compiles_a_new_kernel():
                          TensorDescriptor.from_tensor(out, [8, 8]), 1.0, BM=8, BN=8)  # fmt: skip
     np.testing.assert_array_equal(out, x)
     assert len(scale_blocks._kernels) == before + 1
+
+
+def test_the_wrapper_is_kept_in_memory(private_cache):
+    # the wrapper kernel a descriptor launch compiles is source text registered in linecache:
+    # no file beside the kernel cache
+    kernel = tilec.jit(scale_blocks.fn)
+    x = np.arange(256, dtype=np.float32).reshape(16, 16)
+    out = _poisoned((16, 16))
+    kernel[(1, 2)](TensorDescriptor.from_tensor(x, [16, 8]),
+                   TensorDescriptor.from_tensor(out, [16, 8]), 2.0, BM=16, BN=8)  # fmt: skip
+    np.testing.assert_array_equal(out, 2 * x)
+    assert sorted(p.name for p in private_cache.iterdir()) == ["kernels"]

@@ -132,8 +132,8 @@ class KernelCache:
                 yield CacheEntry(path.stem, path, len(blob), header)
 
     def clear(self) -> int:
-        """Remove every entry (kernels, autotuning results, descriptor wrappers); returns the
-        number of files removed."""
+        """Remove every entry (kernels, autotuning results, and descriptor wrapper files that
+        earlier versions wrote); returns the number of files removed."""
         removed = 0
         for sub in (self.kernels, self.root / "autotune", self.root / "descriptor_wrappers"):
             if not sub.is_dir():

@@ -4,21 +4,20 @@ A descriptor argument stands for a base pointer, a shape and strides. For a kern
 we generate (once per specialization) a wrapper @jit function whose parameters are those
 pieces, which rebuilds the descriptor with ``tl.make_tensor_descriptor`` and calls the kernel
 (inlined by the frontend). At launch, ``DescriptorKernel`` flattens each descriptor into the
-wrapper's runtime values. The wrapper's source lives in the cache directory so the frontend
-can read it, and names the kernel by its fingerprint, so its cache key is stable.
+wrapper's runtime values. The wrapper's source is compiled in memory and registered in
+``linecache`` under a name of its own (where the frontend reads kernel text, as for IPython
+cells), and names the kernel by its fingerprint, so its cache key is stable; nothing is
+written to disk (a read-only cache directory is no obstacle).
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import os
+import linecache
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from .. import config
-from ..errors import UnsupportedFeature, UsageError
+from ..errors import UnsupportedFeature
 from . import describers
 from .arg_keys import I64, DescriptorKey
 from .kernel import LaunchedKernel
@@ -78,20 +77,13 @@ def _wrapper_source(jit: Any, keys: Sequence[Any]) -> str:
 
 
 def _load_wrapper(source: str, name: str) -> Any:
-    folder = config.get().cache_dir / "descriptor_wrappers"
-    folder.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-    path = folder / f"{name}_{digest}.py"
-    if not path.exists() or path.read_text(encoding="utf-8") != source:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source, encoding="utf-8")
-        os.replace(tmp, path)
-    spec = importlib.util.spec_from_file_location(f"tilec_descriptor_wrapper_{digest}", Path(path))
-    if spec is None or spec.loader is None:
-        raise UsageError(f"cannot load the generated descriptor wrapper {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
+    filename = f"<tilec descriptor wrapper {name} {digest}>"
+    # no modification time: linecache.checkcache keeps the entry (there is no file to check)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, Any] = {"__name__": f"tilec_descriptor_wrapper_{digest}"}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
 
 
 def wrapper_keys(jit: Any, keys: Sequence[Any]) -> tuple[Any, ...]:
