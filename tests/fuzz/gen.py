@@ -232,7 +232,8 @@ class Generator(ShapeOps):
     def loop(self, shape: Shape, depth: int, root: bool) -> Node:
         """A value carried through a for loop: ``acc = (acc sym step).to(acc's type)`` each
         trip of ``range(start, stop, step)`` (form 0), each even one under an ``if`` (1), unrolled
-        by tl.static_range (2), or as tl.range (3); the stop at times a kernel argument."""
+        by tl.static_range (2), as tl.range (3), or a while loop counting (4); the stop at times a
+        kernel argument."""
         d = self.d
         sym = pick(d, ("+", "-", "*", "&", "|", "^"))
         init = self.value(shape, depth)
@@ -242,7 +243,7 @@ class Generator(ShapeOps):
         else:
             init, step = self.no_bool(init), self.no_bool(step)
         step = self.refit(step, init)
-        form = d.int(0, 3)
+        form = d.int(0, 4)
         if form == 2 and init.dtype.is_float:
             form = 0  # unrolled, a product and an addition would be fused (not modelled)
         start, by = pick(d, (0, 0, 2, -3)), pick(d, (1, 1, 2, 3))

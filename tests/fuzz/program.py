@@ -109,8 +109,8 @@ class Case:
 
 
 def dropped_loop(n: Node) -> bool:
-    """A loop over a constant empty range: the compiler drops it, its value is the init."""
-    return n.op == "loop" and not n.attr[3] and not range(*n.attr[1])
+    """A for loop over a constant empty range: the compiler drops it, its value is the init."""
+    return n.op == "loop" and not n.attr[3] and n.attr[2] != 4 and not range(*n.attr[1])
 
 
 def walk(root: Node) -> list[Node]:

@@ -137,6 +137,9 @@ def _loop(node: Node, v: str, names: dict[int, str]) -> list[str]:
     if form == 1:
         return [f"    {v} = {init}", f"    for i in {loop}:", "        if i % 2 == 0:",
                 f"            {body}"]  # fmt: skip
+    if form == 4:
+        return [f"    {v} = {init}", f"    i_{v} = {start}", f"    while i_{v} < {runtime or stop}:",
+                f"        {body}", f"        i_{v} += {by}"]  # fmt: skip
     return [f"    {v} = {init}", f"    for i in {loop}:", f"        {body}"]
 
 
