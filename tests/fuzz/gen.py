@@ -133,7 +133,7 @@ class Generator(ShapeOps):
                         self.reshape, self.permute, self.broadcast, self.join_split,
                         self.cat_flip, self.math, self.binary, self.sort_gather,
                         self.dot, self.loop, self.gather_load, self.dot_loop,
-                        self.umulhi]  # fmt: skip
+                        self.umulhi, self.stream_loop]  # fmt: skip
             if not shape:
                 builders = [b for b in builders if b not in (self.scan, self.reshape,
                             self.permute, self.broadcast, self.join_split, self.cat_flip,

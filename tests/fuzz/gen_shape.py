@@ -46,6 +46,8 @@ class ShapeOps:
         def cast_to(self, x: Node, t: DType) -> Node: ...
         def integer(self, x: Node, no_bool: bool = True) -> Node: ...
         def no_bool(self, x: Node) -> Node: ...
+        def layout(self, shape: Shape) -> Layout: ...
+        def number(self, t: DType) -> int | float: ...
 
         combine: set[str]
 
@@ -202,6 +204,26 @@ class ShapeOps:
         if coin(d, 40):
             return Node("dot", (a, b, self.cast_to(self.value(shape, depth), out)), out, shape)
         return Node("dot", (a, b), out, shape)
+
+    def stream_loop(self, shape: Shape, depth: int, root: bool) -> Node:
+        """``acc = (acc sym x).to(acc's type)`` with ``x`` loaded in each trip from the next
+        slice of an input of shape (trips, *shape): a loop streaming over memory, its mask's
+        edge falling within some trip."""
+        d = self.d
+        sym = pick(d, ("+", "-", "*", "&", "|", "^"))
+        init = self.value(shape, depth)
+        init = self.integer(init) if sym in ("&", "|", "^") else self.no_bool(init)
+        kinds = D.INTS if sym in ("&", "|", "^") else (*D.ALL, *D.FLOATS)
+        trips = pick(d, (1, 2, 4, 8))
+        t = pick(d, kinds)
+        masked = coin(d, 50)
+        other = self.number(t) if masked and coin(d, 50) else None
+        inner = self.layout(shape)  # the layout of one trip's slice
+        order = (0, *(a + 1 for a in inner.order)) if inner.order else ()
+        layout = Layout(order, tuple(a + 1 for a in inner.flipped))
+        x = Input(t, (trips, *shape), masked, other, layout)
+        self.inputs.append(x)
+        return Node("stream_loop", (init,), init.dtype, shape, (sym, len(self.inputs) - 1))
 
     def dot_loop(self, shape: Shape, depth: int, root: bool) -> Node:
         """The tutorials' matmul loop: ``acc = tl.dot(a, b, acc)`` with ``a`` and ``b`` loaded

@@ -121,6 +121,8 @@ class Evaluator:
         if op == "scan":
             x, u = memo[id(a[0])]
             return scan_op(n, x, u, a[0].dtype, self)
+        if op == "stream_loop":
+            return self.stream_loop(n, memo)
         if op == "gather_load":
             return self.gather_load(n, memo)
         if op == "loop":
@@ -201,6 +203,22 @@ class Evaluator:
             if form == 1 and i % 2:
                 continue
             v, u = self.binary(body, {**memo, id(carried): (acc, u)})
+            acc, wrong = convert(v, t, init.dtype)
+            u = u | wrong
+        return acc, u
+
+    def stream_loop(self, n: Node, memo: dict) -> Value:
+        """Each trip one binary op of the carried value and the trip's slice of the input."""
+        (init,) = n.args
+        sym, k = n.attr
+        x = self.case.kernel.inputs[k]
+        acc, u = memo[id(init)]
+        xs, us = self.load(Node("load", (), x.dtype, x.shape, (k,)))
+        carried, loaded = Node("carried", (), init.dtype, n.shape), Node("x", (), x.dtype, n.shape)
+        t = D.computation_type(init.dtype, False, x.dtype, False, False)
+        body = Node("bin", (carried, loaded), t, n.shape, (sym,))
+        for i in range(x.shape[0]):
+            v, u = self.binary(body, {**memo, id(carried): (acc, u), id(loaded): (xs[i], us[i])})
             acc, wrong = convert(v, t, init.dtype)
             u = u | wrong
         return acc, u

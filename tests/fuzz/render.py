@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .program import Kernel, Layout, Node, Shape, numel, walk
+from .program import Input, Kernel, Layout, Node, Shape, numel, walk
 
 COMBINE = {
     "add": "a + b",
@@ -143,22 +143,32 @@ def _loop(node: Node, v: str, names: dict[int, str]) -> list[str]:
     return [f"    {v} = {init}", f"    for i in {loop}:", f"        {body}"]
 
 
+def _slice(x: Input, index: int, name: str, buffers: list[str]) -> list[str]:
+    """Loads trip i's slice of input ``index`` (its first axis) into ``name``."""
+    _, *shape = x.shape
+    inner = Layout(tuple(a - 1 for a in x.layout.order[1:]), tuple(a - 1 for a in x.layout.flipped))
+    size = numel(tuple(shape))
+    at = offsets(tuple(shape), f"pid * {numel(x.shape)} + i * {size}", inner)
+    mask = f", mask=p{name} < n{index}" if x.masked else ""
+    other = f", other={x.other!r}" if x.masked and x.other is not None else ""
+    return [
+        f"        p{name} = {at}",
+        f"        {name} = tl.load({buffers[index]} + p{name}{mask}{other})",
+    ]
+
+
+def _stream_loop(node: Node, v: str, init: str, k: Kernel, buffers: list[str]) -> list[str]:
+    sym, index = node.attr
+    x = k.inputs[index]
+    return [f"    {v} = {init}", f"    for i in range({x.shape[0]}):", *_slice(x, index, "x", buffers),
+            f"        {v} = ({v} {sym} x).to({node.dtype.tl})"]  # fmt: skip
+
+
 def _dot_loop(node: Node, v: str, init: str, k: Kernel, buffers: list[str]) -> list[str]:
     """``acc = tl.dot(a, b, acc)``, a and b loaded from trip i's slice of their inputs."""
     lines = [f"    {v} = {init}", f"    for i in range({node.attr[2]}):"]
     for name, index in zip("ab", node.attr[:2]):
-        x = k.inputs[index]
-        _, rows, cols = x.shape
-        inner = Layout(
-            tuple(a - 1 for a in x.layout.order[1:]), tuple(a - 1 for a in x.layout.flipped)
-        )
-        at = offsets((rows, cols), f"pid * {numel(x.shape)} + i * {rows * cols}", inner)
-        mask = f", mask=p{name} < n{index}" if x.masked else ""
-        other = f", other={x.other!r}" if x.masked and x.other is not None else ""
-        lines += [
-            f"        p{name} = {at}",
-            f"        {name} = tl.load({buffers[index]} + p{name}{mask}{other})",
-        ]
+        lines += _slice(k.inputs[index], index, name, buffers)
     ieee = ', input_precision="ieee"' if k.inputs[node.attr[0]].dtype.name == "float32" else ""
     return [*lines, f"        {v} = tl.dot(a, b, {v}{ieee})"]
 
@@ -204,6 +214,8 @@ def source(k: Kernel, name: str = "kernel") -> str:
         v = names[id(node)] = f"v{len(names)}"
         if node.op == "loop":
             lines += _loop(node, v, names)
+        elif node.op == "stream_loop":
+            lines += _stream_loop(node, v, names[id(node.args[0])], k, buffers)
         elif node.op == "dot_loop":
             lines += _dot_loop(node, v, names[id(node.args[0])], k, buffers)
         elif node.op == "split":
