@@ -93,7 +93,7 @@ def instrument(clock: PhaseClock) -> None:
     but that CPU code generation runs in this process)."""
     import tilec.frontend  # after the kernels (tilec.language first: the order it imports in)
     from tilec.backends.cpu import compiler as cpu_compiler
-    from tilec.backends.cuda import assemble, codegen
+    from tilec.backends.cuda import assemble, nvptx
     from tilec.backends.cuda import compiler as cuda_compiler
     from tilec.backends.llvm import codegen_worker, isolation
     from tilec.passes import pipeline
@@ -102,11 +102,11 @@ def instrument(clock: PhaseClock) -> None:
     clock.wrap(pipeline, "optimize", "passes")
     clock.wrap(cuda_compiler, "_lower", "lower")
     clock.wrap(cuda_compiler, "lower", "llir", keep=True)
-    clock.wrap(codegen, "check_callees", "callees")
-    clock.wrap(codegen, "parse", "parse")
-    clock.wrap(codegen, "_link_libdevice", "parse")
-    clock.wrap(codegen, "optimize", "opt")
-    clock.wrap(codegen, "emit", "emit")
+    clock.wrap(nvptx, "check_callees", "callees")
+    clock.wrap(nvptx, "parse", "parse")
+    clock.wrap(nvptx, "_link_libdevice", "parse")
+    clock.wrap(nvptx, "optimize", "opt")
+    clock.wrap(nvptx, "emit", "emit")
     clock.wrap(assemble, "with_ptxas", "ptxas", keep=True)
     clock.wrap(cpu_compiler, "build_module", "lower", keep=True)
     clock.wrap(codegen_worker, "parse", "parse")
@@ -117,11 +117,11 @@ def instrument(clock: PhaseClock) -> None:
 
 def clear_caches() -> None:
     """Forget what an earlier compile of the same kernel left in this process."""
-    from tilec.backends.cuda import codegen
+    from tilec.backends.cuda import nvptx
     from tilec.frontend import parse
 
     parse._parse_cached.cache_clear()
-    codegen._libdevice_subset.cache_clear()
+    nvptx._libdevice_subset.cache_clear()
 
 
 # --- the kernels ---------------------------------------------------------------------------

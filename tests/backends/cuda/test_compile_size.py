@@ -14,8 +14,8 @@ import cuda_tl_kernels as T
 import pytest
 from test_matmul_k_loop import BIG, compile_matmul
 
-from tilec.backends.cuda import codegen
 from tilec.backends.cuda import compiler as cuda_compiler
+from tilec.backends.cuda import nvptx
 from tilec.backends.cuda.compiler import CudaCompiler
 from tilec.backends.target import CompileOptions, Target
 from tilec.errors import LoweringError
@@ -80,7 +80,7 @@ def test_conversion_addresses_shared_memory_from_thread_bases() -> None:
     variable = [g for g in shared if g[1].startswith("%")]
     assert len(shared) >= 64 and len(variable) <= 2
     # the 16-byte global stores take the words of the conversion's vector loads as they are
-    # (rules_memory._whole_vectors), not elements shuffled into a new <8 x half>
+    # (rules.memory._whole_vectors), not elements shuffled into a new <8 x half>
     assert "insertelement <8 x half>" not in epilogue
 
 
@@ -115,7 +115,7 @@ def test_check_callees_reads_one_line_per_call() -> None:
     asm_calls = '  %a = call i32 asm "mov.b32 $0, 1;", "=r"()\n' * 50
     decl = "declare float @llvm.sin.f32(float)\n"
     good = decl + asm_calls + "  %y = call afn float @llvm.sin.f32(float %x)\n"
-    codegen.check_callees(good)
+    nvptx.check_callees(good)
     bad = decl + "  %y = call float @llvm.sin.f32(float %x)\n" + asm_calls.replace("asm", "afn asm")
     with pytest.raises(LoweringError, match="afn"):
-        codegen.check_callees(bad)
+        nvptx.check_callees(bad)

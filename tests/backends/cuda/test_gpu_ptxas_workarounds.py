@@ -1,5 +1,5 @@
 """On the GPU, kernels whose PTX ptxas compiled wrongly before tilec rewrote it
-(codegen._ptxas_safe; found by the CUDA-vs-CPU fuzzer):
+(nvptx._ptxas_safe; found by the CUDA-vs-CPU fuzzer):
 - a boolean converted to float and read back as bits, or-ed into an integer
   (``(1 << s) | bits(float(True))`` read 1 instead of 0x3F800001 on an H200);
 - an int64 holding a double's bits stored through a uint8 pointer (the low byte), which

@@ -126,7 +126,7 @@ def acc_layout_registers(plan: MmaPlan, x: np.ndarray, warp: int) -> list[dict]:
 
 
 def register_fragment(kind: MmaKind, regs: dict, mt: int, ks: int) -> list[bytes]:
-    """The four A words rules_dot_mma builds from registers (mma_fragments.RegisterFragments)."""
+    """The four A words rules.dot_mma builds from registers (mma_fragments.RegisterFragments)."""
     words = []
     for row, col in register_a_words(mt, ks):
         pair = np.array([regs[row, col], regs[row, col + 1]], DTYPES[kind])

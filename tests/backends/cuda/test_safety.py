@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from cuda_ir_dsl import KernelBuilder
 
-from tilec.backends.cuda import codegen
+from tilec.backends.cuda import nvptx
 from tilec.backends.cuda.compiler import CudaCompiler
 from tilec.backends.target import CompileOptions, Target
 from tilec.errors import LoweringError, UnsupportedFeature
@@ -23,18 +23,18 @@ def test_unvetted_intrinsics_are_refused() -> None:
         "llvm.nvvm.stmatrix.sync.aligned.m8n8.x4.b16.p3",
     ):
         with pytest.raises(LoweringError, match="unvetted"):
-            codegen.check_callees(f"declare float @{name}(float)\n")
+            nvptx.check_callees(f"declare float @{name}(float)\n")
 
 
 def test_sin_without_afn_is_refused() -> None:
     text = "declare float @llvm.sin.f32(float)\ndefine void @k(float %x) {\n  %y = call float @llvm.sin.f32(float %x)\n  ret void\n}\n"
     with pytest.raises(LoweringError, match="afn"):
-        codegen.check_callees(text)
-    codegen.check_callees(text.replace("call float", "call afn float"))
+        nvptx.check_callees(text)
+    nvptx.check_callees(text.replace("call float", "call afn float"))
 
 
 def test_vetted_intrinsics_pass() -> None:
-    codegen.check_callees(
+    nvptx.check_callees(
         "declare float @llvm.nvvm.ex2.approx.f(float)\ndeclare i32 @vprintf(ptr, ptr)\n"
     )
 

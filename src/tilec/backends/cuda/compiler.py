@@ -1,6 +1,6 @@
 """The CUDA compiler: tile IR module → LLVM NVPTX IR → PTX → cubin, as a CompiledKernel.
 
-``compile`` never aborts the process: callees are vetted before LLVM runs (codegen.check_callees)
+``compile`` never aborts the process: callees are vetted before LLVM runs (nvptx.check_callees)
 and assembler failures raise LoweringError with the tool's log.
 """
 
@@ -18,28 +18,10 @@ from ...ir.printer import print_ir
 from ..artifacts import CompiledKernel, KernelMetadata, Stage
 from ..llvm.prune import dismantle, prune
 from ..target import CompileOptions, Target
-from . import assemble, codegen, ptx_version
-from .lowering import Lowering, Rule
-from .rules_atomic import RULES as ATOMIC
-from .rules_control import RULES as CONTROL
-from .rules_debug import RULES as DEBUG
-from .rules_dot import RULES as DOT
-from .rules_elementwise import RULES as ELEMENTWISE
-from .rules_memory import RULES as MEMORY
-from .rules_reduce import RULES as REDUCE
-from .rules_shape import RULES as SHAPE
+from . import assemble, nvptx, ptx_version
+from .lowering import Lowering
+from .rules import RULES
 from .target_info import NvptxTarget
-
-RULES: dict[type, Rule] = {
-    **ELEMENTWISE,
-    **MEMORY,
-    **REDUCE,
-    **CONTROL,
-    **SHAPE,
-    **DOT,
-    **ATOMIC,
-    **DEBUG,
-}
 
 
 def kernel_of(module: ModuleOp) -> FuncOp:
@@ -98,7 +80,7 @@ def _lower(
     defer_wgmma: bool,
 ) -> tuple[ir.Module, Lowering | None]:
     module = ir.Module(name=func.sym_name)
-    module.triple = codegen.TRIPLE
+    module.triple = nvptx.TRIPLE
     lowering = Lowering(
         module,
         func,
@@ -175,7 +157,7 @@ class CudaCompiler:
         llir, lowering = lower(func, arch, options, defer_wgmma=defer)
         libs: Any = dict(options.extra).get("extern_libs", ())  # Triton's extern_libs option
         libdevice = dict(libs).get("libdevice")
-        optimized, ptx = codegen.to_ptx(llir, arch, version, func.sym_name, libdevice)
+        optimized, ptx = nvptx.to_ptx(llir, arch, version, func.sym_name, libdevice)
         result = (
             assemble.assemble(ptx, arch, self.assembler)
             if self.assembler != "none"

@@ -1,7 +1,7 @@
 """cp.async: asynchronous global → shared copies of 4, 8 or 16 bytes, and their groups.
 
 The spellings are the LLVM 22 intrinsics notes/nvptx.md lists as selecting on sm_80 and newer
-(codegen.py allows them from sm_80 on only). The ``.s`` forms take a source size: 0 copies
+(nvptx.py allows them from sm_80 on only). The ``.s`` forms take a source size: 0 copies
 nothing from global memory and zero-fills the destination, which is how masked-off lanes are
 skipped without touching their (possibly invalid) addresses. 16-byte copies bypass L1 (``.cg``);
 smaller ones must go through it (``.ca``), the only form PTX has for them.

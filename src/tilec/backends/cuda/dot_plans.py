@@ -5,7 +5,7 @@ dot's result, through elementwise ops and casts, becomes operand A of another (a
 ``p = exp(qk - m).to(fp16)``, then ``tl.dot(p, v, acc)``), both dots put every warp along M.
 Then each warp holds whole rows, so the row reductions between the dots stay inside a warp, and
 the accumulator layout of the first (mma.py) holds exactly the A fragments of m16n8k16 for the
-second: the second dot reads A from registers (rules_dot_mma) and shared memory never sees it.
+second: the second dot reads A from registers (rules.dot_mma) and shared memory never sees it.
 The layout pins, the pipeliner and the dot rule all read the plans from here, so they agree.
 """
 

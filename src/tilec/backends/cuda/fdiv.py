@@ -86,7 +86,7 @@ def _fma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
 def _reciprocal(b: ir.IRBuilder, y: ir.Value) -> tuple[ir.Value, ir.Value]:
     """(-y, 1/y after one Newton step) for the fast path."""
     neg_y = b.fneg(y)
-    # inline asm, not llvm.nvvm.rcp.approx.ftz.f: codegen vets every intrinsic callee
+    # inline asm, not llvm.nvvm.rcp.approx.ftz.f: nvptx.py vets every intrinsic callee
     r0 = intr.asm(b, F32, "rcp.approx.ftz.f32 $0, $1;", "=f,f", [y], side_effect=False)
     return neg_y, _fma(b, r0, _fma(b, neg_y, r0, ir.Constant(F32, 1.0)), r0)
 

@@ -68,7 +68,7 @@ class Lowering:
         self.num_stages = num_stages
         # whether loads other than tensor-core dot operands are pipelined too (pipeline.py)
         self.private_stages = private_stages
-        # whether tensor-core dots may run on wgmma (sm_90a; rules_dot_wgmma.py)
+        # whether tensor-core dots may run on wgmma (sm_90a; rules/dot_wgmma.py)
         self.wgmma = wgmma
         # whether K loops may keep a wgmma group in flight (wgmma_groups.deferred), and
         # whether one did

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Op, Value
-from ...ir.types import PointerType, TileType, element_of
-from .lowering import Lowering, Rule
-from .target_info import Access
-from .tile import Key, Tile
-from .types import I1, I8, I32, I64, memory_type, type_bytes
-from .vector_access import vector_groups, vector_width
+from ....ir import ops as O
+from ....ir.core import Op, Value
+from ....ir.types import PointerType, TileType, element_of
+from ..lowering import Lowering, Rule
+from ..target_info import Access
+from ..tile import Key, Tile
+from ..types import I1, I8, I32, I64, memory_type, type_bytes
+from ..vector_access import vector_groups, vector_width
 
 # the cache hints tl.load and tl.store accept (others are ignored, as before)
 _HINTS = (".ca", ".cg", ".cv", ".cs", ".wb", ".wt")

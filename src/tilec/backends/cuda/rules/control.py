@@ -13,14 +13,14 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
-from ...errors import LoweringError
-from ...ir import ops as O
-from ...ir.core import Op, Value
-from ...ir.types import Kind, ScalarType, TileType
-from . import cp_async, pipeline_lowering, wgmma_groups
-from .lowering import Lowered, Lowering, Rule, Tile
-from .pipeline import LoopPipeline
-from .types import I32
+from ....errors import LoweringError
+from ....ir import ops as O
+from ....ir.core import Op, Value
+from ....ir.types import Kind, ScalarType, TileType
+from .. import cp_async, pipeline_lowering, wgmma_groups
+from ..lowering import Lowered, Lowering, Rule, Tile
+from ..pipeline import LoopPipeline
+from ..types import I32
 
 
 def _flatten(x: Lowered) -> list[ir.Value]:

@@ -3,7 +3,7 @@ accumulates its own accumulator elements over K, reading the rows and columns it
 
 Exact for every dtype (fp32 inputs compute in full fp32, more precise than tf32; f16/bf16 are
 widened to the accumulator type; integers multiply-add in the accumulator's width). On sm_80 and
-newer, dots with a tensor-core plan (dot_plans.py) run there instead (rules_dot_mma.py); this path
+newer, dots with a tensor-core plan (dot_plans.py) run there instead (dot_mma.py); this path
 keeps ieee fp32, fp64, bf16 accumulators and the shapes mma.sync cannot take.
 """
 
@@ -13,20 +13,21 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Op
-from ...ir.types import ScalarType, TileType, element_of
-from ..llvm import intrinsics as llvm_intr
-from . import rules_dot_mma, scalar_ops
-from .lowering import Lowering, Rule, Tile
-from .types import I8, I32
+from ....ir import ops as O
+from ....ir.core import Op
+from ....ir.types import ScalarType, TileType, element_of
+from ...llvm import intrinsics as llvm_intr
+from .. import scalar_ops
+from ..lowering import Lowering, Rule, Tile
+from ..types import I8, I32
+from . import dot_mma
 
 
 def _dot(L: Lowering, op: Op) -> None:
     assert isinstance(op, O.DotOp) and isinstance(op.result.type, TileType)
     plan = L.dot_plans(op)
     if plan is not None:
-        rules_dot_mma.lower(L, op, plan)
+        dot_mma.lower(L, op, plan)
         return
     a_v, b_v, acc_v = op.operands
     layout = L.want(op.result)

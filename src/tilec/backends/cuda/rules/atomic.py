@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Op
-from ...ir.types import PointerType, ScalarType, TileType, element_of
-from .lowering import Lowering, Rule, Tile
-from .types import I1
+from ....ir import ops as O
+from ....ir.core import Op
+from ....ir.types import PointerType, ScalarType, TileType, element_of
+from ..lowering import Lowering, Rule, Tile
+from ..types import I1
 
 
 def _elem(op: Op) -> ScalarType:

@@ -1,7 +1,7 @@
 """``tl.dot`` on sm_90a's warpgroup tensor cores: wgmma.mma_async from shared memory.
 
 Both operands are in shared memory in wgmma's swizzled layout (mma.staging, wgmma.py): a
-pipelined loop copied them there, or rules_dot_mma staged them. Each warpgroup issues one
+pipelined loop copied them there, or rules.dot_mma staged them. Each warpgroup issues one
 m64nNk16 per (64-row slab, k16 step) into the accumulator registers, which keep mma.sync's
 layout, commits the group, lets the loop start its next copies, and waits for the group before
 anything reads the accumulator or the stage slot is refilled. The wait names every accumulator
@@ -14,13 +14,13 @@ import math
 
 from llvmlite import ir
 
-from ...ir.core import Block
-from . import intrinsics as intr
-from . import wgmma, wgmma_groups
-from .lowering import Lowering
-from .mma import MmaPlan, Staged
-from .mma_fragments import RegisterFragments
-from .types import F32, I32, I64
+from ....ir.core import Block
+from .. import intrinsics as intr
+from .. import wgmma, wgmma_groups
+from ..lowering import Lowering
+from ..mma import MmaPlan, Staged
+from ..mma_fragments import RegisterFragments
+from ..types import F32, I32, I64
 
 _FENCE = "llvm.nvvm.wgmma.fence.sync.aligned"
 _COMMIT = "llvm.nvvm.wgmma.commit_group.sync.aligned"

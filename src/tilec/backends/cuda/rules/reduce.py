@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Block, Op
-from ...ir.types import TileType, float32, float64
-from ..llvm import intrinsics as llvm_intr
-from . import scan
-from .layout import DimMap, Layout, Slice
-from .lowering import Key, Lowering, Rule, Tile
-from .types import I8, I32
+from ....ir import ops as O
+from ....ir.core import Block, Op
+from ....ir.types import TileType, float32, float64
+from ...llvm import intrinsics as llvm_intr
+from .. import scan
+from ..layout import DimMap, Layout, Slice
+from ..lowering import Key, Lowering, Rule, Tile
+from ..types import I8, I32
 
 
 def combine(

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Value
-from ...ir.types import TileType
-from . import intrinsics as intr
-from . import rules_dot_wgmma, wgmma_groups
-from .dot_plans import register_a
-from .lowering import Lowering, Tile
-from .mma import (
+from ....ir import ops as O
+from ....ir.core import Value
+from ....ir.types import TileType
+from .. import intrinsics as intr
+from .. import wgmma_groups
+from ..dot_plans import register_a
+from ..lowering import Lowering, Tile
+from ..mma import (
     ATOM_ALIGN,
     AccKind,
     Engine,
@@ -28,10 +28,11 @@ from .mma import (
     acc_key,
     staging,
 )  # fmt: skip
-from .mma_expr import Expr
-from .mma_fragments import RegisterFragments, SharedFragments
-from .types import F16, F32, I8, I32
-from .wgmma import usable
+from ..mma_expr import Expr
+from ..mma_fragments import RegisterFragments, SharedFragments
+from ..types import F16, F32, I8, I32
+from ..wgmma import usable
+from . import dot_wgmma
 
 
 def _store(L: Lowering, t: Tile, s: Staged, base: ir.Value, elem_bytes: int) -> None:
@@ -110,9 +111,7 @@ def lower(L: Lowering, op: O.DotOp, plan: MmaPlan) -> None:
         on_wgmma = usable(plan, sa, sb)
     if on_wgmma:
         deferred = wgmma_groups.deferred(L, op)
-        regs = rules_dot_wgmma.accumulate(
-            L, op.parent, plan, a_operand, (sb, base_b), acc.regs, deferred
-        )
+        regs = dot_wgmma.accumulate(L, op.parent, plan, a_operand, (sb, base_b), acc.regs, deferred)
     else:
         fa = a_operand
         if not isinstance(fa, RegisterFragments):

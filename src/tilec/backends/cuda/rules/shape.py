@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Op, Value
-from ...ir.types import TileType
-from .layout import Blocked, DimMap
-from .lowering import Lowering, Rule
-from .thread_index import Index
-from .types import I32
+from ....ir import ops as O
+from ....ir.core import Op, Value
+from ....ir.types import TileType
+from ..layout import Blocked, DimMap
+from ..lowering import Lowering, Rule
+from ..thread_index import Index
+from ..types import I32
 
 
 def _shape(v: Value) -> tuple[int, ...]:

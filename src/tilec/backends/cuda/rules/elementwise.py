@@ -10,14 +10,14 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Op
-from ...ir.types import PointerType, ScalarType, TileType, element_of, float32
-from ..llvm import intrinsics as llvm_intr
-from . import range_compare, scalar_ops
-from .layout import expand
-from .lowering import Lowering, Rule, Tile
-from .types import I32, memory_type
+from ....ir import ops as O
+from ....ir.core import Op
+from ....ir.types import PointerType, ScalarType, TileType, element_of, float32
+from ...llvm import intrinsics as llvm_intr
+from .. import range_compare, scalar_ops
+from ..layout import expand
+from ..lowering import Lowering, Rule, Tile
+from ..types import I32, memory_type
 
 
 def elementwise(L: Lowering, op: Op, fn: Callable[[list[ir.Value]], ir.Value]) -> None:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ...ir import ops as O
-from ...ir.core import Op
-from ...ir.types import TileType, element_of
-from ..artifacts import AssertInfo
-from ..llvm import printf
-from ..llvm.bounds_record import linear_program_id, record_first
-from .lowering import Lowering, Rule, Tile
-from .types import I1, I64
+from ....ir import ops as O
+from ....ir.core import Op
+from ....ir.types import TileType, element_of
+from ...artifacts import AssertInfo
+from ...llvm import printf
+from ...llvm.bounds_record import linear_program_id, record_first
+from ..lowering import Lowering, Rule, Tile
+from ..types import I1, I64
 
 
 def _printf(L: Lowering, fmt: str, args: list[ir.Value]) -> None:
