@@ -322,3 +322,51 @@ def test_fp16_neg_and_abs_keep_a_signalling_nan_without_f16c(fn: str) -> None:
     bits = _SIGN_BIT_INPUTS["float16"]
     want = [v ^ 0x8000 if fn == "neg" else v & 0x7FFF for v in bits]
     assert [call(v) for v in bits] == want
+
+
+@tilec.jit
+def _dot_acc_is_operand(x_ptr, y_ptr, out_ptr, N: tl.constexpr, WHICH: tl.constexpr):
+    r = tl.arange(0, N)
+    at = r[:, None] * N + r[None, :]
+    c = tl.load(x_ptr + at) * 2.0  # live across the loop: it is kept in a buffer
+    y = tl.load(y_ptr + at)
+    for _ in range(2):
+        y = y + 1.0
+    if WHICH == 0:
+        z = tl.dot(c, y, c, input_precision="ieee")
+    else:
+        z = tl.dot(y, c, c, input_precision="ieee")
+    tl.store(out_ptr + at, z)
+
+
+@tilec.jit
+def _dot_recurrence(x_ptr, w_ptr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    at = r[:, None] * N + r[None, :]
+    x = tl.load(x_ptr + at)
+    w = tl.load(w_ptr + at)
+    for _ in range(3):
+        x = tl.dot(x, w, x, input_precision="ieee")  # x += x @ w
+    tl.store(out_ptr + at, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [8, 16])
+def test_dot_whose_accumulator_is_also_an_operand(dtype: type, n: int) -> None:
+    # the CPU added a @ b into the accumulator's buffer in place when nothing else read it, also
+    # where the accumulator was the dot's a or b: that operand changed while it was multiplied
+    # (found as tl.dot(v1, w, v1) with v1 kept across a loop; seed 139, kernel 865)
+    rng = np.random.default_rng()
+    x, y = (rng.integers(-3, 4, (n, n)).astype(dtype) for _ in range(2))
+    c, y1 = x.astype(np.float64) * 2, y.astype(np.float64) + 2
+    for which, want in enumerate([c @ y1 + c, y1 @ c + c]):
+        out = np.full((n, n), np.nan, dtype)
+        _dot_acc_is_operand[(1,)](x, y, out, N=n, WHICH=which)
+        np.testing.assert_array_equal(out, want)
+    w = rng.integers(-1, 2, (n, n)).astype(dtype)
+    want = x.astype(np.float64)
+    for _ in range(3):
+        want = want + want @ w
+    out = np.full((n, n), np.nan, dtype)
+    _dot_recurrence[(1,)](x, w, out, N=n)
+    np.testing.assert_array_equal(out, want)

@@ -38,7 +38,10 @@ def _dot(lw: Lowering, op: O.DotOp) -> None:
     if ec != work:
         c_in = MapTile(c_in.shape, work, [c_in], lambda bld, v: cast(bld, v[0], ec, work))
     aliases = sum(1 for x in lw.env.values() if x is c_in)
-    alone = lw.live.n_users(c_v) == 1 and aliases == 1
+    # the dot counts once among the users even where the accumulator is also an operand
+    # (tl.dot(c, b, c)): adding into c in place would change that operand while it is read
+    operand = c_v is a_v or c_v is b_v
+    alone = lw.live.n_users(c_v) == 1 and aliases == 1 and not operand
     if isinstance(c_in, BufferTile) and c_in.row_major and alone:
         c = c_in  # nobody else reads this accumulator: add into it in place (loop carries)
     else:
