@@ -242,3 +242,27 @@ def test_the_global_names_read_from_bytecode_match_dis():
         }
         assert _global_names(fn.__code__) == expected
     assert {"G0", "G299", "H", "range"} <= _global_names(namespace["wide"].__code__)
+
+
+def _with_default_scale(v):
+    @tilec.jit
+    def times(x, s=v):  # the default is evaluated here, outside times' code
+        return x * s
+
+    @tilec.jit
+    def scaled_by_default(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, times(tl.load(x_ptr + offs)))
+
+    return scaled_by_default
+
+
+def test_a_callees_default_values_key_the_cache(path):
+    # two callees with one source and different default values: before, both kernels had one
+    # cache key and the second launch ran the first one's code (x * 2 for x * 3)
+    x = _input()
+    for v in (2.0, 3.0, 2.0):
+        out = _poisoned()
+        _with_default_scale(v)[(1,)](x, out, BLOCK=N)
+        np.testing.assert_array_equal(out, x * np.float32(v))
+    assert len(list((path / "kernels").glob("*.tck"))) == 2

@@ -133,9 +133,19 @@ class _Walk:
                 self.hash.update(f"tilec {_qualified(f)}\n".encode())
                 continue
             self.hash.update(f"{f.__qualname__}\n{_source(f)}\n".encode())
+            self._defaults(f)
             self._visit(f)
         used = dict(sorted(self.used.items(), key=lambda item: item[0]))
         return Dependencies(self.hash.hexdigest(), used, tuple(self.globals_read), self.stable)
+
+    def _defaults(self, f: Any) -> None:
+        """The values of ``f``'s parameter defaults: evaluated where ``f`` was defined
+        (``def helper(x, s=SCALE)``), so the source text alone does not fix them."""
+        defaults = tuple(getattr(f, "__defaults__", None) or ())
+        keywords = tuple(sorted((getattr(f, "__kwdefaults__", None) or {}).items()))
+        if defaults or keywords:
+            text = f"{self._text(defaults, f)} {self._text(keywords, f)}"
+            self.hash.update(f"defaults {text}\n".encode())
 
     def _visit(self, f: Any) -> None:
         code = f.__code__
