@@ -50,10 +50,11 @@ def make_launch(case: Case) -> Launch:
         initial = data.ordinary(rng, t, size)
     elif any(x.aliases_out for x in k.inputs):  # read before written: data, not poison
         initial = data.values(rng, t, size, case.special)
-        inputs = [initial.copy() if x.aliases_out else v for v, x in zip(inputs, k.inputs)]
     else:
         initial = from_storage(np.full(size, POISON[t.bits], dtype=f"u{max(t.bits, 8) // 8}")
                                .view(t.np_storage), t)  # fmt: skip
+    # an input read from the output buffer holds what the output holds before the launch
+    inputs = [initial[: len(v)].copy() if x.aliases_out else v for v, x in zip(inputs, k.inputs)]
     return Launch(inputs, initial)
 
 

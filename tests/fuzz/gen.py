@@ -361,7 +361,9 @@ def generate(d: Draw) -> Case:
             out = root.dtype
     out_masked = store != "atomic_cas" and coin(d, 50)  # tl.atomic_cas takes no mask
     alias = [i for i, x in enumerate(g.inputs) if x.dtype == out and numel(x.shape) == numel(shape)]
-    if store == "store" and alias and coin(d, 30):  # an in-place update of the output
+    # an in-place update of the output (an atomic's: in a grid of one, so no program reads
+    # what another changes)
+    if (store == "store" or grid == 1) and alias and coin(d, 30):
         i = pick(d, alias)
         g.inputs[i] = replace(g.inputs[i], aliases_out=True)
     bounds = []
