@@ -266,3 +266,43 @@ def test_a_callees_default_values_key_the_cache(path):
         _with_default_scale(v)[(1,)](x, out, BLOCK=N)
         np.testing.assert_array_equal(out, x * np.float32(v))
     assert len(list((path / "kernels").glob("*.tck"))) == 2
+
+
+HELPER = """
+def factor(n):
+    return n * {k}
+"""
+
+USER = """
+import json, sys
+import numpy as np
+import tilec, tilec.language as tl
+from helper_module import factor
+
+
+@tilec.jit
+def scaled(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * factor(BLOCK))
+
+
+out = np.full(4, np.nan, np.float32)
+scaled[(1,)](np.ones(4, np.float32), out, BLOCK=4)
+print(json.dumps(out.tolist()))
+"""
+
+
+def test_an_edited_function_of_another_module_is_not_read_from_the_disk_cache(tmp_path):
+    # a plain function the kernel calls at compile time, imported from another file: before,
+    # only its name was in the key, and after an edit the old kernel came from the cache
+    (tmp_path / "user_script.py").write_text(USER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TILEC_")}
+    env["TILEC_CACHE_DIR"] = str(tmp_path / "cache")
+    for k in (2, 30):  # texts of different sizes: Python's bytecode cache tells them apart
+        (tmp_path / "helper_module.py").write_text(HELPER.format(k=k))
+        run = subprocess.run(
+            [sys.executable, str(tmp_path / "user_script.py")], capture_output=True, text=True,
+            timeout=240, env=env, cwd=tmp_path,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout.splitlines()[-1]) == [4.0 * k] * 4

@@ -227,7 +227,10 @@ class _Walk:
                 # constexprs (block sizes...), so its source and reads count instead
                 self.pending.append(value)
                 return f"helper:{value.__qualname__}"
-            return f"function:{_qualified(value)}"
+            # another module's function that runs at compile time: its text fixes what it
+            # computes (an edit to it must not load a kernel compiled with the old one)
+            digest = hashlib.sha256(_source(value).encode()).hexdigest()[:16]
+            return f"function:{_qualified(value)}:{digest}"
         if isinstance(value, functools.partial):
             args = self._text(value.args, reader)
             keywords = self._text(tuple(sorted(value.keywords.items())), reader)
