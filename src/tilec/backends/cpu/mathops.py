@@ -38,7 +38,7 @@ def emit_math(b: ir.IRBuilder, fn: str, elem: ScalarType, args: list[ir.Value]) 
         return _sign_bit(b, fn, args[0])
     xs = [to_compute(b, a, elem) if i == 0 or fn != "ldexp" else a for i, a in enumerate(args)]
     if fn == "ilogb":
-        return _library(b, _entry(fn), xs, T.i32)
+        return exact_math.ilogb(b, xs[0])
     if fn == "fma" and elem.bits == 16:  # one rounding, as the native fma.rn.f16/bf16
         return from_compute(b, S.fma_to_odd(b, *xs), elem)
     return from_compute(b, _float_math(b, fn, xs), elem)

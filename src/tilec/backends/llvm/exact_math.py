@@ -1,6 +1,6 @@
 """Math functions whose result is exact, spelled the same for every target: the integer
 functions of tl.math (abs, neg, not, mulhi, umulhi, popc, brev, clz, ffs) and the float class
-tests (isnan, isinf, isfinite, signbit).
+tests (isnan, isinf, isfinite, signbit), and ilogb, the exponent of a float as an integer.
 
 Plain instructions and target-independent intrinsics only, so both backends call these as they
 are (cuda/math_functions.py on native values, cpu/mathops.py on fp16/bf16 widened to fp32).
@@ -61,3 +61,33 @@ def predicate(b: ir.IRBuilder, fn: str, x: ir.Value) -> ir.Value:
     if fn == "isinf":
         return b.fcmp_ordered("==", mag, inf)
     return b.fcmp_ordered("<", mag, inf)
+
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+def ilogb(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """The unbiased exponent of the fp32/fp64 ``x`` as i32, from its bits: subnormals by their
+    leading zeros; 0 and NaN give INT_MIN and +-inf INT_MAX, as CUDA's libdevice (C leaves
+    NaN's result to the platform: INT_MIN on x86 glibc and macOS, INT_MAX on Windows and
+    AArch64 glibc)."""
+    width = T.bit_width(x.type)
+    mant = 23 if width == 32 else 52
+    bias = 127 if width == 32 else 1023
+    ity = ir.IntType(width)
+
+    def c(v: int) -> ir.Constant:
+        return ir.Constant(ity, v)
+
+    mag = b.and_(b.bitcast(x, ity), c((1 << (width - 1)) - 1))
+    field = b.lshr(mag, c(mant))
+    normal = b.sub(field, c(bias))
+    leading = I.call(b, "ctlz", [mag, ir.Constant(T.i1, 0)])
+    subnormal = b.sub(c(width - 1 - (bias + mant - 1)), leading)  # mag's top bit, scaled
+    exp = b.select(b.icmp_unsigned("==", field, c(0)), subnormal, normal)
+    top = (1 << (width - 1 - mant)) - 1  # the all-ones exponent field: inf or NaN
+    special = b.icmp_unsigned("==", field, c(top))
+    is_inf = b.icmp_unsigned("==", mag, c(top << mant))
+    edge = b.select(is_inf, c(_INT_MAX), c(_INT_MIN))  # INT_MIN: NaN (and 0, below)
+    out = b.select(b.or_(special, b.icmp_unsigned("==", mag, c(0))), edge, exp)
+    return out if width == 32 else b.trunc(out, T.i32)

@@ -132,7 +132,7 @@ def _rows() -> tuple[Row, ...]:
         *(Row(fn, OWN, _nv(fn)) for fn in ("exp10", "rcbrt", "sinpi", "cospi", "erfinv")),
         *(Row(fn, OWN, _nv(fn)) for fn in ("erfcinv", "normcdf", "normcdfinv", "erfcx")),
         Row("ldexp", OWN, _nv("ldexp")),
-        Row("ilogb", _libm("ilogb"), _nv("ilogb")),
+        Row("ilogb", OWN, _nv("ilogb")),  # the CPU's from the bits (exact_math.ilogb)
         *(
             Row(f"fast_{fn}f", _alias(fn), _nv_f32(f"__nv_fast_{fn}f"))
             for fn in ("exp", "log", "log2", "sin", "cos", "tan", "log10", "exp10", "pow")
