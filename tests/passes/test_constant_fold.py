@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -74,3 +76,25 @@ def test_folds_splat_of_constant_and_compare(kernel) -> None:
     consts = [op for op in kernel.func.body.ops if isinstance(op, O.ConstantOp)]
     assert any(c.value == 3 and c.results[0].type == T.TileType((16,), T.int32) for c in consts)
     assert not any(isinstance(op, O.SelectOp) for op in kernel.func.body.ops)
+
+
+def test_integer_to_fp32_rounds_once() -> None:
+    # numpy's float32(int) goes through a double: 2**60 + 2**36 + 1 rounded to 2**60 + 2**36
+    # (the +1 lost), then to 2**60 (a tie, to even); one rounding gives 2**60 + 2**37, as the
+    # kernel's sitofp computes when the value arrives at run time
+    rng = np.random.default_rng()
+    cases = [2**60 + 2**36 + 1, -(2**60 + 2**36 + 1), 2**24 + 1, 2**24 + 3, 2**63 - 1, 2**64 - 1,
+             *(int(v) for v in rng.integers(-(2**63), 2**63 - 1, 200, dtype=np.int64))]  # fmt: skip
+    for i in cases:
+        src = T.uint64 if i >= 2**63 else T.int64
+        exact = Fraction(i)
+        got = fold_cast(i, src, T.float32)
+        assert got is not None and float(np.float32(got)) == got  # an fp32 value
+        below, above = (
+            np.nextafter(np.float32(got), np.float32(-np.inf)),
+            np.nextafter(np.float32(got), np.float32(np.inf)),
+        )
+        error = abs(Fraction(got) - exact)
+        assert error <= abs(Fraction(float(below)) - exact)
+        assert error <= abs(Fraction(float(above)) - exact)
+    assert fold_cast(2**60 + 2**36 + 1, T.int64, T.float32) == 2.0**60 + 2.0**37

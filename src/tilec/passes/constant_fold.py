@@ -50,6 +50,20 @@ def _np_float(t: ScalarType) -> Callable[[Any], Any] | None:
     return {"fp32": np.float32, "fp64": np.float64}.get(t.name)
 
 
+def _int_to_f32(i: int) -> float:
+    """``i`` rounded once to fp32 (nearest, ties to even), as sitofp/uitofp do; numpy's
+    float32(i) goes through a double and rounds twice: 2**60 + 2**36 + 1 became 2**60."""
+    magnitude = abs(i)
+    extra = magnitude.bit_length() - 24  # bits below fp32's 24-bit significand
+    if extra > 0:
+        kept, rest = divmod(magnitude, 1 << extra)
+        half = 1 << (extra - 1)
+        if rest > half or (rest == half and kept & 1):
+            kept += 1
+        magnitude = kept << extra
+    return float(-magnitude if i < 0 else magnitude)  # exact in fp32 now (int64 < fp32 max)
+
+
 def _c_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
@@ -119,7 +133,9 @@ def fold_cast(value: Scalar, src: ScalarType, dst: ScalarType) -> Scalar | None:
     if src.is_int():
         if dst.is_int():
             return wrap(int(value), dst)
-        conv = _np_float(dst)
+        if dst.name == "fp32":
+            return _int_to_f32(int(value))
+        conv = _np_float(dst)  # fp64: Python rounds an int to a double correctly
         return float(conv(int(value))) if conv is not None else None
     if dst.is_int():
         f = float(value)
