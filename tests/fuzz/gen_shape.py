@@ -201,6 +201,9 @@ class ShapeOps:
         a = self.cast_to(self.value((*batch, m, k), depth), t)
         b = self.cast_to(self.value((*batch, k, n), depth), t)
         out = D.I32 if t.is_int else D.F64 if t == D.F64 else D.F32
+        same = [x for x in (a, b) if x.shape == shape and x.dtype == out]
+        if same and coin(d, 20):  # the accumulator is an operand too: tl.dot(c, b, c)
+            return Node("dot", (a, b, pick(d, same)), out, shape)
         if coin(d, 40):
             return Node("dot", (a, b, self.cast_to(self.value(shape, depth), out)), out, shape)
         return Node("dot", (a, b), out, shape)
