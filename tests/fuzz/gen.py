@@ -15,7 +15,7 @@ from . import dtypes as D
 from .draw import Draw, coin, pick
 from .dtypes import DType
 from .gen_shape import ShapeOps, random_shape
-from .program import Case, Input, Kernel, Layout, Node, Shape, numel
+from .program import Case, Input, Kernel, Layout, Node, Shape, numel, walk
 from .reference import is_approximate
 
 MAX_NODES = 40  # compile time grows with the kernel; failures shrink anyway
@@ -318,6 +318,17 @@ ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", 
            "atomic_xchg", "atomic_cas")  # fmt: skip
 
 
+def _read_later(root: Node) -> set[int]:
+    """The inputs loaded where the kernel uses them, not with the others at its start."""
+    found: set[int] = set()
+    for n in walk(root):
+        if n.op in ("gather_load", "dot_loop"):
+            found |= {n.attr[0]} | ({n.attr[1]} if n.op == "dot_loop" else set())
+        elif n.op == "stream_loop":
+            found.add(n.attr[1])
+    return found
+
+
 def grid_dims(d: Draw, grid: int) -> tuple[int, ...]:
     """``grid`` programs over one axis, or spread over two or three axes at times."""
     if grid == 1 or not coin(d, 40):
@@ -363,9 +374,12 @@ def generate(d: Draw) -> Case:
     alias = [i for i, x in enumerate(g.inputs) if x.dtype == out and numel(x.shape) == numel(shape)]
     # an in-place update of the output (an atomic's: in a grid of one, so no program reads
     # what another changes)
+    scribble = -1
     if (store == "store" or grid == 1) and alias and coin(d, 30):
         i = pick(d, alias)
         g.inputs[i] = replace(g.inputs[i], aliases_out=True)
+        if i not in _read_later(root) and coin(d, 50):
+            scribble = i
     bounds = []
     for x in g.inputs:
         total = grid * numel(x.shape)
@@ -374,6 +388,6 @@ def generate(d: Draw) -> Case:
     bounds.append(total - d.int(0, total // 2) if out_masked else total)  # some lanes live
     kernel = Kernel(
         tuple(g.inputs), root, out, store, out_masked, grid, tuple(g.scalars), tuple(g.consts),
-        tuple(sorted(g.combine)), returns_old, g.layout(shape), grid_dims(d, grid),
+        tuple(sorted(g.combine)), returns_old, g.layout(shape), grid_dims(d, grid), scribble,
     )  # fmt: skip
     return Case(kernel, d.int(0, 2**31 - 1), tuple(bounds), d.int(0, 3))

@@ -92,6 +92,9 @@ class Kernel:
     # the launch's grid over up to three axes (``grid`` programs in all): the kernel numbers
     # its programs row-major from program_id and num_programs; () is (grid,)
     grid_dims: tuple[int, ...] = ()
+    # the output block an input read from the output holds is overwritten with 1 right after
+    # the loads, before anything uses what they read (the kernel index of that input, or -1)
+    scribble: int = -1
 
     @property
     def launch_grid(self) -> tuple[int, ...]:

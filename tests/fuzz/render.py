@@ -205,6 +205,10 @@ def source(k: Kernel, name: str = "kernel") -> str:
         mask = f", mask=o{i} < n{i}" if x.masked else ""
         other = f", other={x.other!r}" if x.masked and x.other is not None else ""
         lines.append(f"    x{i} = tl.load({buffers[i]} + o{i}{mask}{other})")
+    if k.scribble >= 0:  # the loads above read what was there before
+        i = k.scribble
+        mask = f", mask=o{i} < n{i}" if k.inputs[i].masked else ""
+        lines.append(f"    tl.store(out + o{i}, 1{mask})")
     names: dict[int, str] = {}
     for node in walk(k.root):
         leaf = _leaf(node)
