@@ -306,3 +306,34 @@ def test_an_edited_function_of_another_module_is_not_read_from_the_disk_cache(tm
         )  # fmt: skip
         assert run.returncode == 0, run.stderr
         assert json.loads(run.stdout.splitlines()[-1]) == [4.0 * k] * 4
+
+
+@tilec.jit
+def fill_with(out_ptr, VALUE: tl.constexpr, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.full([BLOCK], VALUE, tl.float32))
+
+
+@tilec.jit
+def fill_with_second(out_ptr, VALUES: tl.constexpr, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.full([BLOCK], VALUES[1], tl.float32))
+
+
+@pytest.mark.parametrize(
+    "kernel,values,wanted",
+    [
+        (fill_with, (0.0, -0.0), (0.0, -0.0)),
+        (fill_with, (-0.0, 0.0), (-0.0, 0.0)),
+        (fill_with_second, ((1.0, 0.0), (1.0, -0.0)), (0.0, -0.0)),
+    ],
+    ids=["zero-first", "negative-zero-first", "in-a-tuple"],
+)
+def test_constexprs_that_compare_equal_but_differ_get_their_own_kernel(
+    path, kernel, values, wanted
+):
+    # -0.0 == 0.0 (and they hash alike): the kernel table gave the first one's kernel to both
+    kernel = tilec.jit(kernel.fn)
+    for v, want in zip(values, wanted):
+        out = _poisoned()
+        kernel[(1,)](out, v, BLOCK=N)
+        np.testing.assert_array_equal(np.signbit(out), np.full(N, np.signbit(want)))
+        assert (out == 0).all()

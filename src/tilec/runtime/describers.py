@@ -328,7 +328,8 @@ def _user_jit(value: Any) -> bool:
 
 
 def constexpr_key(value: Any) -> Any:
-    """The key part of a constexpr value: the value, tagged by type so ``1`` and ``True`` differ."""
+    """The key part of a constexpr value: the value, tagged by type so ``1`` and ``True`` differ
+    and by its float bits so ``-0.0`` and ``0.0`` do."""
     value = getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
     if _user_jit(value):  # a @jit function: its source too, as Triton keys it (a changed one
         return (type(value), value, value.cache_key)  # is compiled again)
@@ -336,4 +337,14 @@ def constexpr_key(value: Any) -> Any:
         hash(value)
     except TypeError:
         raise UsageError(f"constexpr value {value!r} is not hashable") from None
-    return value if type(value) is int else (type(value), value)
+    return value if type(value) is int else (type(value), value, _float_bits(value))
+
+
+def _float_bits(value: Any) -> Any:
+    """What tells apart values that compare equal yet compile differently: a float's bits
+    (``-0.0 == 0.0``), in a tuple item by item with each item's type; None for the rest."""
+    if isinstance(value, float) or getattr(getattr(value, "dtype", None), "kind", "") == "f":
+        return float(value).hex()
+    if isinstance(value, tuple):
+        return tuple((type(v), _float_bits(v)) for v in value)
+    return None
