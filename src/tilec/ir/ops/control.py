@@ -121,6 +121,8 @@ class ForOp(Op):
                 attrs[key] = getattr(self, key)
         if self.flatten:
             attrs["flatten"] = True
+        if self.warp_specialize:
+            attrs["warp_specialize"] = True
         return attrs
 
     def verify(self) -> None:

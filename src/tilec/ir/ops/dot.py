@@ -32,7 +32,10 @@ class DotOp(Op):
         self.max_num_imprecise_acc = max_num_imprecise_acc
 
     def attributes(self) -> dict[str, Any]:
-        return {"input_precision": self.input_precision}
+        attrs: dict[str, Any] = {"input_precision": self.input_precision}
+        if self.max_num_imprecise_acc is not None:
+            attrs["max_num_imprecise_acc"] = self.max_num_imprecise_acc
+        return attrs
 
     def verify(self) -> None:
         a, b, acc = (shape_of(v.type) for v in self.operands)
