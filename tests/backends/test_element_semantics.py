@@ -469,7 +469,9 @@ def _cast_cases() -> list[Case]:
             out.append(
                 Case(
                     f"cast_{src}_fp16_{rounding}",
-                    lambda b, p, r=rounding: b.cast(p, TileType((BLOCK,), T.float16), r),
+                    lambda b, p, r=rounding: b.cast(
+                        p, TileType((BLOCK,), T.float16), O.Rounding(r)
+                    ),
                     src,
                     T.float16,
                     (vals,),
@@ -480,7 +482,9 @@ def _cast_cases() -> list[Case]:
             out.append(
                 Case(
                     f"cast_{src}_bf16_{rounding}",
-                    lambda b, p, r=rounding: b.cast(p, TileType((BLOCK,), T.bfloat16), r),
+                    lambda b, p, r=rounding: b.cast(
+                        p, TileType((BLOCK,), T.bfloat16), O.Rounding(r)
+                    ),
                     src,
                     T.bfloat16,
                     (vals,),

@@ -15,6 +15,7 @@ from llvmlite import ir
 from tilec.backends.llvm import scalar as S
 from tilec.backends.llvm import types as T
 from tilec.backends.llvm.types import f32, i8, i32, i64
+from tilec.ir.ops import Rounding
 
 
 def _jit(build, arg: ir.Type, ret: ir.Type):  # type: ignore[no-untyped-def]
@@ -60,7 +61,8 @@ def test_is_nonzero() -> None:
 
 @pytest.mark.parametrize("rounding", ["rtne", "rtz"])
 def test_narrow_f64_to_f32(rounding: str) -> None:
-    engine, addr = _jit(lambda b, x: S.narrow(b, x, T.f32, rounding), T.f64, T.f32)
+    mode = Rounding(rounding)
+    engine, addr = _jit(lambda b, x: S.narrow(b, x, T.f32, mode), T.f64, T.f32)
     f = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_double)(addr)
     tiny = 2.0**-30  # below fp32's half ulp of 1.0
     assert f(1.0 + tiny) == 1.0 and f(-(1.0 + tiny)) == -1.0

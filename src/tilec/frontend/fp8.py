@@ -16,7 +16,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Value
 from ..ir.ops import BinaryKind as BK
-from ..ir.ops import BitcastOp, CompareKind, ModuleOp
+from ..ir.ops import BitcastOp, CompareKind, ModuleOp, Rounding
 from ..ir.types import ScalarType, element_of, with_element
 from .values import Tensor
 
@@ -123,7 +123,7 @@ def _max_finite(fmt: MiniFloat) -> int:
     return (top << fmt.mantissa) | ((1 << fmt.mantissa) - 1)
 
 
-def encode(b: Builder, x: Tensor, fmt: MiniFloat, rounding: str) -> Tensor:
+def encode(b: Builder, x: Tensor, fmt: MiniFloat, rounding: Rounding) -> Tensor:
     """The uint8 patterns of fp32/fp64 ``x`` in ``fmt``, rounded to nearest even (or toward
     zero). Values beyond the range, infinities included, become the largest finite value of
     their sign in every format, e5m2 too (Triton's clamping, NVIDIA's ``satfinite``); NaN
@@ -193,9 +193,9 @@ class _WordOps(_Ops):
     def eq(self, x: Value, y: int) -> Value:
         return self.b.compare(CompareKind.EQ, x, self.const(y))
 
-    def shift_round(self, v: Value, s: Value, rounding: str) -> Value:
+    def shift_round(self, v: Value, s: Value, rounding: Rounding) -> Value:
         """``v >> s`` (s >= 1) rounded to nearest even, or truncated for rtz."""
-        if rounding == "rtz":
+        if rounding is Rounding.RTZ:
             return self.bin(BK.SHR, v, s)
         one = self.const(1)
         half_less = self.bin(BK.SUB, self.bin(BK.SHL, one, self.bin(BK.SUB, s, 1)), 1)

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import TileTypeError, UnsupportedFeature
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.ops import BitcastOp, CompareKind
+from ..ir.ops import BitcastOp, CompareKind, Rounding
 from ..ir.types import (
     UNSUPPORTED_TYPES,
     Element,
@@ -138,8 +138,7 @@ def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> 
         raise TileTypeError(
             f"fp_downcast_rounding applies only to narrowing float casts, not {src} to {dtype}"
         )
-    if rounding not in (None, "rtne", "rtz"):
-        raise TileTypeError(f"unknown rounding mode {rounding!r}; use 'rtne' or 'rtz'")
+    mode = _rounding(rounding)
     if isinstance(src, PointerType) and isinstance(dtype, PointerType):
         return Tensor(b.bitcast(x.value, with_element(x.type, dtype)))
     if isinstance(src, PointerType) or isinstance(dtype, PointerType):
@@ -148,7 +147,17 @@ def cast(b: Builder, x: Tensor, dtype: Element, rounding: str | None = None) -> 
             raise TileTypeError(f"cannot cast {src} to {dtype}")
         if other.bits != 64:
             return _pointer_int(b, x, src, dtype, other)
-    return Tensor(b.cast(x.value, with_element(x.type, dtype), rounding or "rtne"))
+    return Tensor(b.cast(x.value, with_element(x.type, dtype), mode))
+
+
+def _rounding(rounding: str | None) -> Rounding:
+    """``fp_downcast_rounding`` (None: to nearest even) as the IR's Rounding."""
+    if rounding is None:
+        return Rounding.RTNE
+    try:
+        return Rounding(rounding)
+    except ValueError:
+        raise TileTypeError(f"unknown rounding mode {rounding!r}; use 'rtne' or 'rtz'") from None
 
 
 def _pointer_int(b: Builder, x: Tensor, src: Element, dtype: Element, other: ScalarType) -> Tensor:
@@ -167,11 +176,10 @@ def _pointer_int(b: Builder, x: Tensor, src: Element, dtype: Element, other: Sca
 
 
 def _to_fp8(b: Builder, x: Tensor, dtype: ScalarType, rounding: str | None) -> Tensor:
-    if rounding not in (None, "rtne", "rtz"):
-        raise TileTypeError(f"unknown rounding mode {rounding!r}; use 'rtne' or 'rtz'")
+    mode = _rounding(rounding)
     if x.dtype != T.float64:
         x = cast(b, x, T.float32)  # exact for fp16/bf16; integers in fp8's range are exact too
-    bits = fp8.encode(b, x, fp8.FORMATS[dtype], rounding or "rtne")
+    bits = fp8.encode(b, x, fp8.FORMATS[dtype], mode)
     return Tensor(b.bitcast(bits.value, with_element(bits.type, dtype)))
 
 

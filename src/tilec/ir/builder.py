@@ -89,7 +89,7 @@ class Builder:
     def select(self, cond: Value, a: Value, b: Value) -> Value:
         return self.insert(O.SelectOp(cond, a, b, self.loc)).result
 
-    def cast(self, value: Value, to: Type, rounding: str = "rtne") -> Value:
+    def cast(self, value: Value, to: Type, rounding: O.Rounding = O.Rounding.RTNE) -> Value:
         return self.insert(O.CastOp(value, to, self.loc, rounding)).result
 
     def bitcast(self, value: Value, to: Type) -> Value:

@@ -26,6 +26,7 @@ from ..ir.ops import (
     MathOp,
     ModuleOp,
     ReshapeOp,
+    Rounding,
     SelectOp,
     SplatOp,
 )
@@ -171,7 +172,7 @@ def _fold(op: Op) -> Scalar | None:
         return _CMP[op.kind](a, b)
     if isinstance(op, CastOp):
         dst = element_of(op.results[0].type)
-        if isinstance(dst, ScalarType) and op.rounding == "rtne":
+        if isinstance(dst, ScalarType) and op.rounding is Rounding.RTNE:
             return fold_cast(vals[0], elem, dst)  # type: ignore[arg-type]
         return None
     if isinstance(op, SelectOp):

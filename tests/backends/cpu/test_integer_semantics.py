@@ -154,7 +154,7 @@ def test_rtz_rounding() -> None:
     x = np.array([1.0 + 2**-12, -(1.0 + 2**-12), 65520.0, 3.0e-8], np.float32)
     got = run_elementwise(
         elementwise_kernel(
-            lambda b, v: b.cast(v, T.with_element(v.type, T.float16), rounding="rtz"),
+            lambda b, v: b.cast(v, T.with_element(v.type, T.float16), rounding=O.Rounding.RTZ),
             1,
             T.float32,
             T.float16,

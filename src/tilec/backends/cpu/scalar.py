@@ -16,7 +16,7 @@ from contextvars import ContextVar
 
 from llvmlite import ir
 
-from ...ir.ops import BinaryKind, CompareKind
+from ...ir.ops import BinaryKind, CompareKind, Rounding
 from ...ir.types import Element, PointerType, ScalarType
 from ..llvm import element
 from ..llvm import scalar as S
@@ -53,7 +53,9 @@ def to_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType) -> ir.Value:
     return x
 
 
-def from_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str = "rtne") -> ir.Value:
+def from_compute(
+    b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: Rounding = Rounding.RTNE
+) -> ir.Value:
     """Round a compute value (fp32 or fp64) to ``t``'s storage type, correctly rounded (one
     rounding: fp64 goes through fp32 rounded to odd)."""
     if t.name not in ("fp16", "bf16"):
@@ -62,7 +64,7 @@ def from_compute(b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str = "r
         x = S.f64_to_f32_before_16(b, x, rounding)
     if t.name == "bf16":
         return S.f32_to_bf16_bits(b, x, rounding)
-    if rounding == "rtne" and _native_half.get():
+    if rounding is Rounding.RTNE and _native_half.get():
         return b.fptrunc(x, T.f16)  # one rounding from fp32, nearest-even, NaN made quiet
     return b.bitcast(S.f32_to_f16_bits(b, x, rounding), T.f16)
 
@@ -88,7 +90,7 @@ class _CpuRepresentation:
     def widen(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType) -> ir.Value:
         return to_compute(b, x, t)
 
-    def narrow(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str) -> ir.Value:
+    def narrow(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: Rounding) -> ir.Value:
         return from_compute(b, x, t, rounding)
 
     def shift(
@@ -121,7 +123,11 @@ def compare(b: ir.IRBuilder, kind: CompareKind, t: Element, x: ir.Value, y: ir.V
 
 
 def cast(
-    b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element, rounding: str = "rtne"
+    b: ir.IRBuilder,
+    x: ir.Value,
+    src: Element,
+    dst: Element,
+    rounding: Rounding = Rounding.RTNE,
 ) -> ir.Value:
     return element.cast(b, CPU, x, src, dst, rounding)
 

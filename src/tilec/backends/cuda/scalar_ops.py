@@ -39,7 +39,7 @@ class _Native:
     def widen(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType) -> ir.Value:
         return x
 
-    def narrow(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str) -> ir.Value:
+    def narrow(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: O.Rounding) -> ir.Value:
         return S.narrow(b, x, llvm_type(t), rounding)
 
     def shift(
@@ -80,7 +80,11 @@ def compare(
 
 
 def cast(
-    b: ir.IRBuilder, x: ir.Value, src: Element, dst: Element, rounding: str = "rtne"
+    b: ir.IRBuilder,
+    x: ir.Value,
+    src: Element,
+    dst: Element,
+    rounding: O.Rounding = O.Rounding.RTNE,
 ) -> ir.Value:
     return element.cast(b, _CASTS, x, src, dst, rounding)
 

@@ -15,7 +15,7 @@ from typing import Protocol
 from llvmlite import ir
 
 from ...errors import UnsupportedFeature
-from ...ir.ops import BinaryKind, CompareKind
+from ...ir.ops import BinaryKind, CompareKind, Rounding
 from ...ir.types import Element, Kind, PointerType, ScalarType
 from . import scalar as S
 from . import types as T
@@ -38,7 +38,7 @@ class Representation(Protocol):
         """``x`` (storage) in the compute type, exactly."""
         ...
 
-    def narrow(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: str) -> ir.Value:
+    def narrow(self, b: ir.IRBuilder, x: ir.Value, t: ScalarType, rounding: Rounding) -> ir.Value:
         """``x`` (fp32 or fp64) in ``t``'s storage type, rounded once by ``rounding``."""
         ...
 
@@ -100,7 +100,7 @@ def binary(
         result = getattr(b, _FLOAT_OPS[kind])(cx, cy, flags=flags)
     else:
         raise UnsupportedFeature(f"binary {kind.value} on floating-point values")
-    return result if wide == rep.storage(t) else rep.narrow(b, result, t, "rtne")
+    return result if wide == rep.storage(t) else rep.narrow(b, result, t, Rounding.RTNE)
 
 
 def compare(
@@ -119,10 +119,10 @@ def cast(
     x: ir.Value,
     src: Element,
     dst: Element,
-    rounding: str = "rtne",
+    rounding: Rounding = Rounding.RTNE,
 ) -> ir.Value:
-    """``x`` converted from ``src`` to ``dst`` by value, rounded once (``rounding``: "rtne" or
-    "rtz" for float results); floats to integers saturate, NaN gives 0 (llvm/scalar)."""
+    """``x`` converted from ``src`` to ``dst`` by value, rounded once by ``rounding`` (float
+    results); floats to integers saturate, NaN gives 0 (llvm/scalar)."""
     if src == dst:
         return x
     if isinstance(src, PointerType) or isinstance(dst, PointerType):

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ...errors import UnsupportedFeature
-from ...ir.ops import BinaryKind, CompareKind
+from ...ir.ops import BinaryKind, CompareKind, Rounding
 from ...ir.types import Kind, ScalarType
 from . import types as T
 
@@ -223,21 +223,25 @@ def int_to_float(b: ir.IRBuilder, x: ir.Value, signed: bool, dst: ScalarType) ->
 # -- narrowing float conversions, exact to the bit -------------------------------------------
 
 
-def narrow(b: ir.IRBuilder, x: ir.Value, to: ir.Type, rounding: str = "rtne") -> ir.Value:
+def narrow(
+    b: ir.IRBuilder, x: ir.Value, to: ir.Type, rounding: Rounding = Rounding.RTNE
+) -> ir.Value:
     """``x`` (fp32 or fp64) rounded once to the narrower native float type ``to``, to
-    nearest-even or toward zero (``rounding`` "rtz"). fp64 → fp16/bf16 goes through fp32
+    nearest-even or toward zero (``Rounding.RTZ``). fp64 → fp16/bf16 goes through fp32
     rounded to odd: a direct fptrunc may be lowered as two roundings (NVPTX does)."""
     if x.type == to:
         return x
     if x.type == T.f64 and T.bit_width(to) == 16:
         x = f64_to_f32_before_16(b, x, rounding)
-    return narrow_rtz(b, x, to) if rounding == "rtz" else b.fptrunc(x, to)
+    return narrow_rtz(b, x, to) if rounding is Rounding.RTZ else b.fptrunc(x, to)
 
 
-def f64_to_f32_before_16(b: ir.IRBuilder, x: ir.Value, rounding: str = "rtne") -> ir.Value:
+def f64_to_f32_before_16(
+    b: ir.IRBuilder, x: ir.Value, rounding: Rounding = Rounding.RTNE
+) -> ir.Value:
     """f64 → f32 such that rounding the result to fp16 or bf16 (by ``rounding``) is the one
-    rounding of ``x``: toward zero for "rtz", else to odd (:func:`f64_to_f32_odd`)."""
-    return narrow_rtz(b, x, T.f32) if rounding == "rtz" else f64_to_f32_odd(b, x)
+    rounding of ``x``: toward zero for RTZ, else to odd (:func:`f64_to_f32_odd`)."""
+    return narrow_rtz(b, x, T.f32) if rounding is Rounding.RTZ else f64_to_f32_odd(b, x)
 
 
 def narrow_rtz(b: ir.IRBuilder, x: ir.Value, to: ir.Type) -> ir.Value:
@@ -282,11 +286,11 @@ def _is_negative(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.icmp_signed("<", b.bitcast(x, T.i64), ir.Constant(T.i64, 0))
 
 
-def f32_to_bf16_bits(b: ir.IRBuilder, x: ir.Value, rounding: str = "rtne") -> ir.Value:
+def f32_to_bf16_bits(b: ir.IRBuilder, x: ir.Value, rounding: Rounding = Rounding.RTNE) -> ir.Value:
     """fp32 → bf16 bits (i16): nearest-even or toward zero; a NaN stays a NaN (made quiet).
     The IR twin of :func:`tilec.backends.float_bits.f32_to_bf16_bits`."""
     bits = b.bitcast(x, T.i32)
-    if rounding == "rtz":  # dropping the low half: the largest finite fp32 stays finite
+    if rounding is Rounding.RTZ:  # dropping the low half: the largest finite fp32 stays finite
         rounded = b.lshr(bits, ir.Constant(T.i32, 16))
     else:
         lsb = b.and_(b.lshr(bits, ir.Constant(T.i32, 16)), ir.Constant(T.i32, 1))
@@ -297,14 +301,14 @@ def f32_to_bf16_bits(b: ir.IRBuilder, x: ir.Value, rounding: str = "rtne") -> ir
     return b.trunc(b.select(nan, quiet, rounded), T.i16)
 
 
-def f32_to_f16_bits(b: ir.IRBuilder, x: ir.Value, rounding: str = "rtne") -> ir.Value:
+def f32_to_f16_bits(b: ir.IRBuilder, x: ir.Value, rounding: Rounding = Rounding.RTNE) -> ir.Value:
     """fp32 → fp16 bits (i16) in integer code, nearest-even or toward zero, subnormals and
     overflow included; a NaN keeps its sign and top payload bits and is made quiet."""
     c = lambda v: ir.Constant(T.i32, v)  # noqa: E731
     bits = b.bitcast(x, T.i32)
     sign = b.and_(b.lshr(bits, c(16)), c(0x8000))
     a = b.and_(bits, c(0x7FFFFFFF))
-    rtz = rounding == "rtz"
+    rtz = rounding is Rounding.RTZ
     # normal range: rebias the exponent, drop 13 mantissa bits
     rebased = b.sub(a, c(112 << 23))
     if not rtz:

@@ -9,6 +9,7 @@ from .arith import (
     CompareKind,
     CompareOp,
     MathOp,
+    Rounding,
     SelectOp,
 )
 from .control import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
@@ -83,6 +84,7 @@ __all__ = [
     "ReduceOp",
     "ReshapeOp",
     "ReturnOp",
+    "Rounding",
     "ScanOp",
     "SelectOp",
     "SplatOp",

@@ -203,6 +203,13 @@ class SelectOp(Op):
         require(self, shape_of(cond.type) in ((), shape_of(a.type)), "condition shape differs")
 
 
+class Rounding(enum.Enum):
+    """How a float conversion rounds a value it cannot hold (``fp_downcast_rounding``)."""
+
+    RTNE = "rtne"  # to nearest, ties to even
+    RTZ = "rtz"  # toward zero
+
+
 class CastOp(Op):
     """Value conversion between element types (ints, floats, bools, pointers ↔ i64).
 
@@ -213,7 +220,11 @@ class CastOp(Op):
     name = "cast"
 
     def __init__(
-        self, value: Value, to: Type, loc: SourceLoc | None = None, rounding: str = "rtne"
+        self,
+        value: Value,
+        to: Type,
+        loc: SourceLoc | None = None,
+        rounding: Rounding = Rounding.RTNE,
     ):
         super().__init__([value], [to], loc)
         self.rounding = rounding
@@ -221,7 +232,7 @@ class CastOp(Op):
     def attributes(self) -> dict[str, Any]:
         return {
             "to": str(self.results[0].type),
-            **({"rounding": self.rounding} if self.rounding != "rtne" else {}),
+            **({"rounding": self.rounding.value} if self.rounding is not Rounding.RTNE else {}),
         }
 
     def verify(self) -> None:
@@ -230,7 +241,7 @@ class CastOp(Op):
             shape_of(self.operands[0].type) == shape_of(self.results[0].type),
             "cast changes shape",
         )
-        require(self, self.rounding in ("rtne", "rtz"), f"unknown rounding {self.rounding!r}")
+        require(self, isinstance(self.rounding, Rounding), f"unknown rounding {self.rounding!r}")
 
 
 class BitcastOp(Op):

@@ -104,7 +104,7 @@ def _narrow_in_pairs(L: Lowering, op: O.CastOp) -> bool:
     result = op.result
     if src != float32 or not isinstance(dst, ScalarType) or not L.target.narrows_in_pairs(dst):
         return False
-    if op.rounding != "rtne" or not isinstance(result.type, TileType):
+    if op.rounding is not O.Rounding.RTNE or not isinstance(result.type, TileType):
         return False
     layout = L.want(result)
     x = L.value(op.operands[0], layout)
