@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import TileTypeError
 from ..ir import types as T
-from ..ir.ops import ReduceOp, ScanOp
+from ..ir.ops import InputPrecision, ReduceOp, ScanOp
 from ..ir.types import ScalarType
 from . import fp8
 from . import semantics as S
@@ -88,9 +88,6 @@ def associative_scan(ctx: Any, input: Any, axis: Any, combine_fn: Any, reverse: 
     return tuple(results) if many else results[0]
 
 
-_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16", "bf16x3", "bf16x6")
-
-
 def _dot_types(a: Tensor, b: Tensor, out_dtype: Any) -> ScalarType:
     ta, tb = a.dtype, b.dtype
     if ta != tb:
@@ -168,13 +165,16 @@ def dot(
         out_dtype = tensor_arg(ctx, acc_v, "acc").dtype
     ret = _dot_types(a, b, out_dtype)
     shape = (*a.shape[:-1], b.shape[-1])
-    precision = unwrap(input_precision)
-    if precision is None:
-        precision = "ieee" if unwrap(allow_tf32) is False else "tf32"
-    if precision not in _PRECISIONS:
+    given = unwrap(input_precision)
+    if given is None:
+        given = "ieee" if unwrap(allow_tf32) is False else "tf32"
+    try:
+        precision = InputPrecision(given)
+    except ValueError:
+        names = [p.value for p in InputPrecision]
         raise TileTypeError(
-            f"input_precision {precision!r} is not supported; use one of {list(_PRECISIONS)}"
-        )
+            f"input_precision {given!r} is not supported; use one of {names}"
+        ) from None
     if acc_v is None:
         c = S.broadcast_to(ctx.b, S.constant(ctx.b, 0, ret), shape)
     else:

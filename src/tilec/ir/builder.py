@@ -167,7 +167,7 @@ class Builder:
         a: Value,
         b: Value,
         acc: Value,
-        input_precision: str = "tf32",
+        input_precision: O.InputPrecision = O.InputPrecision.TF32,
         max_num_imprecise_acc: int | None = None,
     ) -> Value:
         return self.insert(

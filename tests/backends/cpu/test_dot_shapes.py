@@ -45,7 +45,9 @@ def _dot_kernel(a_shape, b_shape, c_shape, t_in, t_acc) -> Kernel:
         def ld(p, shape):
             return b.load(b.addptr(b.splat(p, shape), _offsets(b, shape)))
 
-        r = b.dot(ld(pa, a_shape), ld(pb, b_shape), ld(pc, c_shape), input_precision="ieee")
+        r = b.dot(
+            ld(pa, a_shape), ld(pb, b_shape), ld(pc, c_shape), input_precision=O.InputPrecision.IEEE
+        )
         b.store(b.addptr(b.splat(pc, c_shape), _offsets(b, c_shape)), r)
 
     specs = [pointer_arg("a", t_in), pointer_arg("b", t_in), pointer_arg("c", t_acc)]

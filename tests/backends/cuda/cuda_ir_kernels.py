@@ -23,7 +23,7 @@ from cuda_ir_features import (
 
 from tilec.ir import types as T
 from tilec.ir.argspec import pointer_arg, scalar_arg
-from tilec.ir.ops import ModuleOp
+from tilec.ir.ops import InputPrecision, ModuleOp
 
 
 def vector_add(dtype: T.ScalarType = T.float32, block: int = 1024, n: int = 100_003) -> Case:
@@ -225,7 +225,7 @@ def matmul(
             left = k.sub(a["K"], k.mul(it, k.c(bk)))
             av = k.load(ap, k.cmp(C.LT, k.row(rk), left), 0)
             bv = k.load(bp, k.cmp(C.LT, k.col(rk), left), 0)
-            accv = k.b.dot(av, bv, accv, input_precision="ieee")
+            accv = k.b.dot(av, bv, accv, input_precision=InputPrecision.IEEE)
             ap = k.add(ap, k.c(bk))
             bp = k.add(bp, k.mul(k.c(bk), a["stride_bk"]))
             k.b.yield_([accv, ap, bp])

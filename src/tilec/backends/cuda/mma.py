@@ -193,13 +193,18 @@ def _pow2(x: int) -> bool:
     return x > 0 and x & (x - 1) == 0
 
 
-def _kind(a: ScalarType, out: ScalarType, precision: str) -> tuple[MmaKind, AccKind] | None:
+_TF32 = (O.InputPrecision.TF32, O.InputPrecision.TF32X3)
+
+
+def _kind(
+    a: ScalarType, out: ScalarType, precision: O.InputPrecision
+) -> tuple[MmaKind, AccKind] | None:
     name = a.name
     if name in ("fp16", "bf16") and out.name == "fp32":
         return (MmaKind.F16 if name == "fp16" else MmaKind.BF16), AccKind.F32
     if name == "fp16" and out.name == "fp16":
         return MmaKind.F16, AccKind.F16
-    if name == "fp32" and out.name == "fp32" and precision in ("tf32", "tf32x3"):
+    if name == "fp32" and out.name == "fp32" and precision in _TF32:
         return MmaKind.TF32, AccKind.F32
     if a.is_int() and a.bits == 8 and out.is_int() and out.bits == 32:
         return (MmaKind.S8 if a.is_int_signed() else MmaKind.U8), AccKind.S32
@@ -231,7 +236,7 @@ def choose(
     if m < 16 or n < 16 or k < max(16, kind.k) or not all(_pow2(x) for x in (m, n, k)):
         return None
     wm, wn = (num_warps, 1) if rows and m >= 16 * num_warps else warp_grid(m, n, num_warps)
-    passes = 3 if op.input_precision == "tf32x3" and kind is MmaKind.TF32 else 1
+    passes = 3 if op.input_precision is O.InputPrecision.TF32X3 and kind is MmaKind.TF32 else 1
     plan = MmaPlan(kind, acc, passes, batch[0] if batch else 0, m, n, k, wm, wn)
     return (_warpgroup_plan(plan, num_warps) or plan) if wgmma else plan
 

@@ -15,7 +15,7 @@ from .arith import (
 from .control import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from .creation import ConstantOp, MakeRangeOp, NumProgramsOp, ProgramIdOp
 from .debug import AssertOp, BoundsCheckOp, PrintOp
-from .dot import DotOp
+from .dot import DotOp, InputPrecision
 from .func import FuncOp, ModuleOp, ReturnOp
 from .hints import AssumeOp, HintOp
 from .memory import (
@@ -70,6 +70,7 @@ __all__ = [
     "FuncOp",
     "HintOp",
     "IfOp",
+    "InputPrecision",
     "JoinOp",
     "LoadOp",
     "MakeRangeOp",

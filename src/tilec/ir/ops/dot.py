@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from ...source import SourceLoc
 from ..core import Op, Value
 from ..types import shape_of
 from ._check import require
+
+
+class InputPrecision(enum.Enum):
+    """How a dot of fp32 operands may round them (tl.dot's ``input_precision``)."""
+
+    TF32 = "tf32"  # to tf32's 10-bit mantissa (tensor cores)
+    TF32X3 = "tf32x3"  # three tf32 products: about fp32's accuracy on tensor cores
+    IEEE = "ieee"  # not at all: fp32 products
+    BF16 = "bf16"
+    BF16X3 = "bf16x3"
+    BF16X6 = "bf16x6"
 
 
 class DotOp(Op):
@@ -24,7 +36,7 @@ class DotOp(Op):
         b: Value,
         acc: Value,
         loc: SourceLoc | None = None,
-        input_precision: str = "tf32",
+        input_precision: InputPrecision = InputPrecision.TF32,
         max_num_imprecise_acc: int | None = None,
     ):
         super().__init__([a, b, acc], [acc.type], loc)
@@ -32,7 +44,7 @@ class DotOp(Op):
         self.max_num_imprecise_acc = max_num_imprecise_acc
 
     def attributes(self) -> dict[str, Any]:
-        attrs: dict[str, Any] = {"input_precision": self.input_precision}
+        attrs: dict[str, Any] = {"input_precision": self.input_precision.value}
         if self.max_num_imprecise_acc is not None:
             attrs["max_num_imprecise_acc"] = self.max_num_imprecise_acc
         return attrs
@@ -52,6 +64,6 @@ class DotOp(Op):
         )
         require(
             self,
-            self.input_precision in ("tf32", "tf32x3", "ieee", "bf16", "bf16x3", "bf16x6"),
+            isinstance(self.input_precision, InputPrecision),
             f"unknown input_precision {self.input_precision!r}",
         )
