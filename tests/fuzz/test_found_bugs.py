@@ -370,3 +370,25 @@ def test_dot_whose_accumulator_is_also_an_operand(dtype: type, n: int) -> None:
     out = np.full((n, n), np.nan, dtype)
     _dot_recurrence[(1,)](x, w, out, N=n)
     np.testing.assert_array_equal(out, want)
+
+
+@tilec.jit
+def _gather_unsigned_offsets(x_ptr, out_ptr, N: tl.constexpr, MASK: tl.constexpr):
+    pid = tl.program_id(0)
+    idx = tl.arange(0, N).to(tl.uint32)
+    v = tl.load(x_ptr + (pid * (MASK + 1) + (idx & MASK)))  # repeats x[pid*4 .. pid*4+3]
+    tl.store(out_ptr + pid * N + tl.arange(0, N), v)
+
+
+@pytest.mark.parametrize("mask", [1, 3, 7])
+def test_gather_through_unsigned_masked_offsets(mask: int) -> None:
+    # LLVM 22's loop vectorizer took zext(pid * 4 + (trunc(i) & 3)) for consecutive in i and
+    # read x[pid * 4 + i]: past x for i >= 4 (found as a gather through uint32 offsets; seed 151,
+    # kernel 3164). The CPU freezes an unsigned value before widening it
+    n, grid = 64, 3
+    x = np.random.default_rng().integers(-1000, 1000, grid * (mask + 1) + 64).astype(np.int32)
+    out = np.full(grid * n, -7, np.int32)
+    _gather_unsigned_offsets[(grid,)](x, out, N=n, MASK=mask)
+    lane = np.arange(n) & mask
+    want = np.concatenate([x[pid * (mask + 1) + lane] for pid in range(grid)])
+    np.testing.assert_array_equal(out, want)

@@ -131,7 +131,23 @@ def _cast(lw: Lowering, op: O.CastOp) -> None:
         and not dst.is_bool()
     )
     rule: StrideRule = (lambda s: s[0]) if int_resize else uniform_only
+    if int_resize and src.is_int_unsigned() and dst.bits > src.bits:  # type: ignore[union-attr]
+        # LLVM 22's loop vectorizer takes zext(x + (trunc(i) & m)) for consecutive in i: a
+        # gather through unsigned offsets, ptr + (pid * 4 + (idx & 3)), read ptr + pid * 4 + i.
+        # The widened value is frozen first, which its analysis does not look through (the
+        # tile's own stride facts still say when the offsets are consecutive)
+        elementwise(lw, op, lambda b, v: cast(b, _freeze(b, v[0]), src, dst, rounding), rule)
+        return
     elementwise(lw, op, lambda b, v: cast(b, v[0], src, dst, rounding), rule)
+
+
+def _freeze(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """``freeze x``, which llvmlite's builder does not spell: x itself, opaque to analyses."""
+    if isinstance(x, ir.Constant):
+        return x
+    instr = ir.Instruction(b.block, x.type, "freeze", [x])
+    b._insert(instr)  # the builder's one way to add an instruction it does not spell
+    return instr
 
 
 def _bitcast(lw: Lowering, op: O.BitcastOp) -> None:
