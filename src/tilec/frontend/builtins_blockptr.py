@@ -118,6 +118,13 @@ def _window(
     return ptr, mask
 
 
+def _descriptor_window(ctx: Any, desc: Any, offsets: Any) -> tuple[Tensor, Tensor | None]:
+    """The pointers and in-bounds mask of a tensor descriptor's block at ``offsets``."""
+    every = set(range(len(desc.block_shape)))
+    offs = _desc_offsets(ctx, desc, offsets)
+    return _window(ctx, desc.base, desc.shape, desc.strides, offs, desc.block_shape, every)
+
+
 def _boundary(value: Any, rank: int) -> set[int]:
     v = unwrap(value)
     dims = list(v) if isinstance(v, (tuple, list)) else ([] if v is None else [v])
@@ -209,15 +216,7 @@ def _descriptor_load(
     ctx: Any, desc: Any, offsets: Any, cache_modifier: Any = "", eviction_policy: Any = ""
 ) -> Tensor:
     """``desc.load(offsets)``: the block at ``offsets``, out-of-bounds elements padded."""
-    ptr, mask = _window(
-        ctx,
-        desc.base,
-        desc.shape,
-        desc.strides,
-        _desc_offsets(ctx, desc, offsets),
-        desc.block_shape,
-        set(range(len(desc.block_shape))),
-    )
+    ptr, mask = _descriptor_window(ctx, desc, offsets)
     other = padding_value(ctx, desc.padding, desc.dtype.element)
     return load_pointers(
         ctx,
@@ -233,15 +232,7 @@ def _descriptor_load(
 def _descriptor_store(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
     """``desc.store(offsets, value)``: write the in-bounds part of the block at ``offsets``."""
     check_writable(ctx.unit, desc)
-    ptr, mask = _window(
-        ctx,
-        desc.base,
-        desc.shape,
-        desc.strides,
-        _desc_offsets(ctx, desc, offsets),
-        desc.block_shape,
-        set(range(len(desc.block_shape))),
-    )
+    ptr, mask = _descriptor_window(ctx, desc, offsets)
     v = unwrap(value)
     if isinstance(v, Tensor) and v.shape != desc.block_shape:
         raise TileTypeError(
@@ -281,15 +272,7 @@ def _descriptor_atomic(kind: AtomicKind) -> Any:
             raise TileTypeError(
                 f"descriptor {name} of {got} values needs the block shape {list(desc.block_shape)}"
             )
-        ptr, mask = _window(
-            ctx,
-            desc.base,
-            desc.shape,
-            desc.strides,
-            _desc_offsets(ctx, desc, offsets),
-            desc.block_shape,
-            set(range(len(desc.block_shape))),
-        )
+        ptr, mask = _descriptor_window(ctx, desc, offsets)
         v = S.cast(ctx.b, v, elem)
         order = Ordering(MemorySemantic.RELAXED, MemoryScope.GPU)
         ctx.b.atomic_rmw(kind, ptr.value, v.value, mask.value if mask is not None else None, order)
