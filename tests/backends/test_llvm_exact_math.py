@@ -7,28 +7,14 @@ import ctypes
 import math
 import struct
 
-import llvmlite.binding as llvm
 import pytest
-from llvmlite import ir
 
+from support.native import native_function
 from tilec.backends.llvm import exact_math as E
 from tilec.backends.llvm.types import f32, i32
 from tilec.ir.types import int32, uint32
 
 VALUES = [0, 1, -1, 7, 12, -8, 0x7FFFFFFF, -0x80000000, 0x12345678, -0x1234567]
-
-
-def _jit(build, args: list[ir.Type], ret: ir.Type):  # type: ignore[no-untyped-def]
-    module = ir.Module(name="m")
-    fn = ir.Function(module, ir.FunctionType(ret, args), "f")
-    b = ir.IRBuilder(fn.append_basic_block())
-    b.ret(build(b, list(fn.args)))
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    machine = llvm.Target.from_default_triple().create_target_machine()
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), machine)
-    engine.finalize_object()
-    return engine, engine.get_function_address("f")
 
 
 def _u(v: int) -> int:
@@ -57,7 +43,7 @@ REFERENCE = {
 @pytest.mark.parametrize("fn", sorted(REFERENCE))
 def test_integer_functions(fn: str, signed: bool) -> None:
     elem = int32 if signed else uint32
-    engine, addr = _jit(lambda b, a: E.integer(b, fn, a, elem), [i32, i32], i32)
+    engine, addr = native_function(lambda b, a: E.integer(b, fn, a, elem), [i32, i32], i32)
     f = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)(addr)
     for x in VALUES:
         y = VALUES[(VALUES.index(x) + 3) % len(VALUES)]
@@ -69,7 +55,7 @@ def test_integer_functions(fn: str, signed: bool) -> None:
 
 @pytest.mark.parametrize("fn", E.PREDICATES)
 def test_float_class(fn: str) -> None:
-    engine, addr = _jit(lambda b, a: b.zext(E.predicate(b, fn, a[0]), i32), [f32], i32)
+    engine, addr = native_function(lambda b, a: b.zext(E.predicate(b, fn, a[0]), i32), [f32], i32)
     f = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_float)(addr)
     want = {
         "isnan": math.isnan,

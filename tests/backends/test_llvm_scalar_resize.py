@@ -7,11 +7,11 @@ import ctypes
 import math
 import re
 
-import llvmlite.binding as llvm
 import numpy as np
 import pytest
 from llvmlite import ir
 
+from support.native import native_function
 from tilec.backends.llvm import scalar as S
 from tilec.backends.llvm import types as T
 from tilec.backends.llvm.types import f32, i8, i32, i64
@@ -19,16 +19,8 @@ from tilec.ir.ops import Rounding
 
 
 def _jit(build, arg: ir.Type, ret: ir.Type):  # type: ignore[no-untyped-def]
-    module = ir.Module(name="m")
-    fn = ir.Function(module, ir.FunctionType(ret, [arg]), "f")
-    b = ir.IRBuilder(fn.append_basic_block())
-    b.ret(build(b, fn.args[0]))
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_default_triple().create_target_machine()
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), target)
-    engine.finalize_object()
-    return engine, engine.get_function_address("f")
+    """A one-argument function: ``build(builder, argument)``."""
+    return native_function(lambda b, args: build(b, args[0]), [arg], ret)
 
 
 def _wrap(v: int, bits: int, signed: bool) -> int:

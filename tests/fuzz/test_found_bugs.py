@@ -302,6 +302,7 @@ def test_fp16_neg_and_abs_keep_a_signalling_nan_without_f16c(fn: str) -> None:
     import llvmlite.binding as llvm
     from llvmlite import ir
 
+    from support.native import compile_native
     from tilec.backends.cpu.mathops import emit_math
     from tilec.backends.cpu.scalar import native_half
     from tilec.ir.types import float16
@@ -313,11 +314,7 @@ def test_fp16_neg_and_abs_keep_a_signalling_nan_without_f16c(fn: str) -> None:
     b = ir.IRBuilder(f.append_basic_block())
     with native_half(False):
         b.ret(b.bitcast(emit_math(b, fn, float16, [b.bitcast(f.args[0], ir.HalfType())]), i16))
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    machine = llvm.Target.from_default_triple().create_target_machine()
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), machine)
-    engine.finalize_object()
+    engine = compile_native(module)
     call = ctypes.CFUNCTYPE(ctypes.c_uint16, ctypes.c_uint16)(engine.get_function_address("f"))
     bits = _SIGN_BIT_INPUTS["float16"]
     want = [v ^ 0x8000 if fn == "neg" else v & 0x7FFF for v in bits]

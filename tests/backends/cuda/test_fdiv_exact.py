@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import ctypes
 
-import llvmlite.binding as llvm
 import numpy as np
 import pytest
 from llvmlite import ir
 
+from support.native import compile_native
 from tilec.backends.cuda import fdiv
 from tilec.backends.cuda import intrinsics as intr
 from tilec.backends.llvm import intrinsics as llvm_intr
@@ -73,13 +73,7 @@ def divide_group():  # type: ignore[no-untyped-def]
         b.ret_void()
     finally:
         patch.undo()
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    parsed = llvm.parse_assembly(str(module))
-    parsed.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine(opt=2)
-    engine = llvm.create_mcjit_compiler(parsed, machine)
-    engine.finalize_object()
+    engine = compile_native(module)
     proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
     fn_ptr = proto(engine.get_function_address("divide_group"))
     yield lambda x, y, o: fn_ptr(x.ctypes.data, y.ctypes.data, o.ctypes.data)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import ctypes
 
-import llvmlite.binding as llvm
 import numpy as np
 import pytest
 from llvmlite import ir
 from test_fdiv_exact import _check, _floats, _reciprocal_off_by_an_ulp
 
+from support.native import compile_native
 from tilec.backends.cuda import fdiv
 from tilec.backends.cuda import intrinsics as intr
 
@@ -46,13 +46,7 @@ def divide_rows():  # type: ignore[no-untyped-def]
     text = str(module)
     # one reciprocal (the model's 1 / y) per divisor, not per quotient
     assert text.count("fdiv float 0x3ff0000000000000") == ROWS
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    parsed = llvm.parse_assembly(text)
-    parsed.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine(opt=2)
-    engine = llvm.create_mcjit_compiler(parsed, machine)
-    engine.finalize_object()
+    engine = compile_native(text)
     proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
     fn_ptr = proto(engine.get_function_address("divide_rows"))
 
