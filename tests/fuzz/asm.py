@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tilec import config
-from tilec.compat.triton._filecheck import _spec
-from tilec.runtime import compile_api, compiler
+from tilec.runtime import compile_api, compiler, specialize
 from tilec.runtime.launch_options import compile_options
 
 from .check import buffer, load_kernel, make_launch
@@ -47,7 +46,13 @@ def hashes(seed: int, index: int, folder: Path) -> dict[str, str]:
     kernel = load_kernel(source(case.kernel), folder)
     args, constexprs = _arguments(case)
     values = dict(zip(kernel.arg_names, args)) | constexprs
-    specs = [_spec(p.name, values[p.name], p.constexpr) for p in kernel.params]
+    params = kernel.params
+    _, specs = specialize.specialize(
+        [p.name for p in params],
+        [values[p.name] for p in params],
+        [p.constexpr for p in params],
+        [p.do_not_specialize for p in params],
+    )
     out = {}
     for target, stage in TARGETS.items():
         try:
