@@ -20,7 +20,6 @@ from ....errors import TilecError, UnsupportedFeature, UsageError
 from ....ir.argspec import ArgKind, ArgSpec, constexpr_arg
 from ....runtime import compile_api
 from ....runtime import compiler as runtime_compiler
-from ....runtime.compiler import _llvmlite_version
 from ....runtime.compiler_fingerprint import compiler_fingerprint
 from ....runtime.driver import GPUTarget
 from ....runtime.kernel import loaded_kernel
@@ -93,7 +92,7 @@ class ASTSource:
 
 def triton_key() -> str:
     """What identifies this compiler in a host's cache keys (Triton: version + sources)."""
-    return f"tilec {__version__} {compiler_fingerprint()} llvmlite {_llvmlite_version()}"
+    return f"tilec {__version__} {compiler_fingerprint()} llvmlite {runtime_compiler._llvmlite_version()}"
 
 
 def make_backend(target: GPUTarget) -> BaseBackend:
