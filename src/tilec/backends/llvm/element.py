@@ -58,6 +58,13 @@ def _signed(t: Element) -> bool:
 
 
 _SHIFTS = (BinaryKind.SHL, BinaryKind.SHR)
+# LLVM's min/max a vectorizer recognizes, by (kind, propagate_nan): NaN is ignored or returned
+_SIMD_MINMAX = {
+    (BinaryKind.MIN, False): "minnum",
+    (BinaryKind.MIN, True): "minimum",
+    (BinaryKind.MAX, False): "maxnum",
+    (BinaryKind.MAX, True): "maximum",
+}
 _FLOAT_OPS = {
     BinaryKind.ADD: "fadd",
     BinaryKind.SUB: "fsub",
@@ -88,8 +95,7 @@ def binary(
     wide = rep.compute_type(t)
     cx, cy = rep.widen(b, x, t), rep.widen(b, y, t)
     if simd_minmax and kind in (BinaryKind.MIN, BinaryKind.MAX):
-        name = ("minimum" if propagate_nan else "minnum") if kind is BinaryKind.MIN else None
-        result = call_same(b, name or ("maximum" if propagate_nan else "maxnum"), cx, cy)
+        result = call_same(b, _SIMD_MINMAX[kind, propagate_nan], cx, cy)
     elif kind in (BinaryKind.MIN, BinaryKind.MAX):
         result = S.float_minmax(b, kind, cx, cy, propagate_nan)
     elif kind is BinaryKind.REM:
