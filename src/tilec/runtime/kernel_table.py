@@ -1,8 +1,7 @@
 """The compiled-kernel table of a JITFunction: one kernel per specialization, compiled on a miss.
 
-A table per setting that changes what a launch compiles to (backend, interpreter, debug mode,
-threads, launcher, fp fusion); a key is the arguments' key parts, with the launch options in
-call order when any were given. A miss turns the key into ArgSpecs, picks the backend from the
+A table per configuration (any field may change what a launch compiles to); a key is the
+arguments' key parts, with the launch options in call order when any were given. A miss turns the key into ArgSpecs, picks the backend from the
 arguments' device, compiles through the disk cache, loads the result and notes the parameters
 the kernel writes (the next launch function refuses read-only arrays for them).
 """
